@@ -35,6 +35,14 @@ public interface RankRuntime extends AutoCloseable {
     /** Waits until every live rank has called it (MPI.Finalize). */
     void finalizeBarrier() throws IOException;
 
+    /**
+     * Whether aborting the job ends this process (true for real rank processes; false for ranks
+     * that are threads of one JVM, where an abort only fails their pending operations).
+     */
+    default boolean ownsProcess() {
+        return true;
+    }
+
     @Override
     void close();
 }

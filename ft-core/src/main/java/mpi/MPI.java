@@ -1,0 +1,373 @@
+package mpi;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.CharBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
+import org.ftmpi.FacadeAccess;
+import org.ftmpi.p2p.Engine;
+import org.ftmpi.p2p.ErrorClass;
+import org.ftmpi.runtime.RankRuntime;
+import org.ftmpi.runtime.RankRuntimes;
+
+/**
+ * The MPI environment: initialisation, predefined objects and constants, buffers. Source
+ * compatible with Open MPI's Java bindings; one engine is bound per process.
+ */
+public final class MPI {
+    private MPI() {}
+
+    // ------------------------------------------------------------------ constants
+
+    public static final int THREAD_SINGLE = 0, THREAD_FUNNELED = 1, THREAD_SERIALIZED = 2, THREAD_MULTIPLE = 3;
+
+    public static final int ANY_SOURCE = Engine.ANY_SOURCE;
+    public static final int ANY_TAG = Engine.ANY_TAG;
+    public static final int PROC_NULL = Engine.PROC_NULL;
+    public static final int UNDEFINED = -32766;
+    public static final int ROOT = -4;
+    /** Bytes of bookkeeping per message in the attached buffer of buffered sends. */
+    public static final int BSEND_OVERHEAD = 128;
+    public static final int MAX_OBJECT_NAME = 64;
+    public static final int MAX_PROCESSOR_NAME = 256;
+    /** Largest tag (value of the TAG_UB attribute). */
+    static final int TAG_UB_VALUE = Integer.MAX_VALUE;
+
+    public static final int SUCCESS = ErrorClass.SUCCESS;
+    public static final int ERR_BUFFER = ErrorClass.ERR_BUFFER;
+    public static final int ERR_COUNT = ErrorClass.ERR_COUNT;
+    public static final int ERR_TYPE = ErrorClass.ERR_TYPE;
+    public static final int ERR_TAG = ErrorClass.ERR_TAG;
+    public static final int ERR_COMM = ErrorClass.ERR_COMM;
+    public static final int ERR_RANK = ErrorClass.ERR_RANK;
+    public static final int ERR_REQUEST = ErrorClass.ERR_REQUEST;
+    public static final int ERR_ROOT = ErrorClass.ERR_ROOT;
+    public static final int ERR_GROUP = ErrorClass.ERR_GROUP;
+    public static final int ERR_OP = ErrorClass.ERR_OP;
+    public static final int ERR_TOPOLOGY = ErrorClass.ERR_TOPOLOGY;
+    public static final int ERR_DIMS = ErrorClass.ERR_DIMS;
+    public static final int ERR_ARG = ErrorClass.ERR_ARG;
+    public static final int ERR_UNKNOWN = ErrorClass.ERR_UNKNOWN;
+    public static final int ERR_TRUNCATE = ErrorClass.ERR_TRUNCATE;
+    public static final int ERR_OTHER = ErrorClass.ERR_OTHER;
+    public static final int ERR_INTERN = ErrorClass.ERR_INTERN;
+    public static final int ERR_IN_STATUS = ErrorClass.ERR_IN_STATUS;
+    public static final int ERR_PENDING = ErrorClass.ERR_PENDING;
+    /** ULFM: a process the operation depends on has failed (with --ulfm-error-classes). */
+    public static final int ERR_PROC_FAILED = ErrorClass.ERR_PROC_FAILED;
+    /** ULFM: a wildcard receive could not complete because of a failure (with --ulfm-error-classes). */
+    public static final int ERR_PROC_FAILED_PENDING = ErrorClass.ERR_PROC_FAILED_PENDING;
+    /** ULFM: the communicator was revoked. */
+    public static final int ERR_REVOKED = ErrorClass.ERR_REVOKED;
+    public static final int ERR_LASTCODE = 92;
+
+    // ------------------------------------------------------------------ predefined objects
+
+    public static final Datatype DATATYPE_NULL = new Datatype(Datatype.K_NULL, 0, 0, "MPI.DATATYPE_NULL");
+    public static final Datatype BYTE = new Datatype(Datatype.K_BYTE, 1, 1, "MPI.BYTE");
+    public static final Datatype CHAR = new Datatype(Datatype.K_CHAR, 2, 2, "MPI.CHAR");
+    public static final Datatype SHORT = new Datatype(Datatype.K_SHORT, 2, 2, "MPI.SHORT");
+    public static final Datatype BOOLEAN = new Datatype(Datatype.K_BOOLEAN, 1, 1, "MPI.BOOLEAN");
+    public static final Datatype INT = new Datatype(Datatype.K_INT, 4, 4, "MPI.INT");
+    public static final Datatype LONG = new Datatype(Datatype.K_LONG, 8, 8, "MPI.LONG");
+    public static final Datatype FLOAT = new Datatype(Datatype.K_FLOAT, 4, 4, "MPI.FLOAT");
+    public static final Datatype DOUBLE = new Datatype(Datatype.K_DOUBLE, 8, 8, "MPI.DOUBLE");
+    public static final Datatype PACKED = new Datatype(Datatype.K_PACKED, 1, 1, "MPI.PACKED");
+    public static final Datatype FLOAT_COMPLEX = new Datatype(Datatype.K_FLOAT, 8, 4, "MPI.FLOAT_COMPLEX");
+    public static final Datatype DOUBLE_COMPLEX = new Datatype(Datatype.K_DOUBLE, 16, 8, "MPI.DOUBLE_COMPLEX");
+
+    public static final Errhandler ERRORS_ARE_FATAL = new Errhandler(true, "MPI.ERRORS_ARE_FATAL");
+    public static final Errhandler ERRORS_RETURN = new Errhandler(false, "MPI.ERRORS_RETURN");
+
+    public static final Request REQUEST_NULL = new Request(null, null, null);
+
+    public static final Intracomm COMM_WORLD = predefined("MPI_COMM_WORLD");
+    public static final Intracomm COMM_SELF = predefined("MPI_COMM_SELF");
+
+    static {
+        FacadeAccess.install(MPI::newWorld);
+    }
+
+    private static Intracomm predefined(String name) {
+        Intracomm c = new Intracomm();
+        c.name = name;
+        c.predefined = true;
+        return c;
+    }
+
+    // ------------------------------------------------------------------ state
+
+    private static final Object LOCK = new Object();
+    private static Engine engine;
+    private static volatile boolean initialized;
+    private static volatile boolean finalized;
+    private static int threadLevel;
+    private static Thread mainThread;
+    private static byte[] bsendBuffer;
+    private static long bsendUsed;
+
+    // ------------------------------------------------------------------ life cycle
+
+    /** MPI_INIT. Returns the arguments (the launcher leaves none of its own in them). */
+    public static String[] Init(String[] args) throws MPIException {
+        start(THREAD_SINGLE);
+        return args;
+    }
+
+    /** MPI_INIT_THREAD: every level up to {@link #THREAD_MULTIPLE} is provided. */
+    public static int InitThread(String[] args, int required) throws MPIException {
+        if (required < THREAD_SINGLE || required > THREAD_MULTIPLE) {
+            throw MPIException.of(ERR_ARG, "InitThread: required level " + required + " is not one of MPI.THREAD_*");
+        }
+        start(required);
+        return required;
+    }
+
+    private static void start(int level) throws MPIException {
+        synchronized (LOCK) {
+            if (initialized) throw new MPIException("MPI is already initialized.");
+            if (finalized) throw new MPIException("MPI cannot be initialized again after MPI.Finalize.");
+            RankRuntime rt = RankRuntimes.fromEnvironment();
+            try {
+                engine = new Engine(rt);
+            } catch (IOException e) {
+                rt.abort(1, "MPI.Init failed: " + e.getMessage());
+                throw MPIException.of(ERR_OTHER, "MPI.Init failed: " + e.getMessage());
+            }
+            bindWorld(COMM_WORLD, COMM_SELF, engine);
+            threadLevel = level;
+            mainThread = Thread.currentThread();
+            initialized = true;
+        }
+    }
+
+    private static void bindWorld(Intracomm world, Intracomm self, Engine e) {
+        int n = e.size();
+        int[] ranks = new int[n];
+        for (int i = 0; i < n; i++) ranks[i] = i;
+        world.bind(e, 0, e.rank(), ranks, "MPI_COMM_WORLD", true);
+        self.bind(e, 2, 0, new int[] {e.rank()}, "MPI_COMM_SELF", true);
+    }
+
+    /** A world communicator bound to {@code e} (ranks that are threads of one JVM). */
+    private static Intracomm newWorld(Engine e) {
+        Intracomm world = predefined("MPI_COMM_WORLD");
+        Intracomm self = predefined("MPI_COMM_SELF");
+        bindWorld(world, self, e);
+        return world;
+    }
+
+    /** MPI_FINALIZE: waits for every rank, then shuts the library down. */
+    public static void Finalize() throws MPIException {
+        synchronized (LOCK) {
+            check();
+            try {
+                engine.finish();
+            } catch (IOException e) {
+                throw MPIException.of(ERR_OTHER, "Finalize: " + e.getMessage());
+            } finally {
+                finalized = true;
+                COMM_WORLD.engine = null;
+                COMM_SELF.engine = null;
+            }
+        }
+    }
+
+    public static boolean isInitialized() throws MPIException {
+        return initialized;
+    }
+
+    public static boolean isFinalized() throws MPIException {
+        return finalized;
+    }
+
+    static boolean isFinalizedNow() {
+        return finalized;
+    }
+
+    /** MPI_QUERY_THREAD. */
+    public static int queryThread() throws MPIException {
+        check();
+        return threadLevel;
+    }
+
+    /** MPI_IS_THREAD_MAIN. */
+    public static boolean isThreadMain() throws MPIException {
+        check();
+        return Thread.currentThread() == mainThread;
+    }
+
+    /** MPI_WTIME: seconds since an arbitrary time in the past (monotonic). */
+    public static double wtime() throws MPIException {
+        return System.nanoTime() * 1e-9;
+    }
+
+    /** MPI_WTICK: resolution of {@link #wtime()}. */
+    public static double wtick() throws MPIException {
+        return 1e-9;
+    }
+
+    /** MPI_GET_PROCESSOR_NAME. */
+    public static String getProcessorName() throws MPIException {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            String h = System.getenv("HOSTNAME");
+            return h != null ? h : "localhost";
+        }
+    }
+
+    /** MPI_PCONTROL: profiling is not instrumented; the call has no effect, as the standard allows. */
+    public static void pControl(int level, Object obj) {
+        // MPI allows implementations to ignore MPI_Pcontrol.
+    }
+
+    static void check() throws MPIException {
+        if (!initialized) throw new MPIException("MPI is not initialized.");
+        if (finalized) throw new MPIException("MPI is finalized.");
+    }
+
+    // ------------------------------------------------------------------ buffered sends
+
+    /** MPI_BUFFER_ATTACH: the space buffered sends may use. */
+    public static void attachBuffer(byte[] buffer) throws MPIException {
+        if (buffer == null) throw MPIException.of(ERR_BUFFER, "attachBuffer: buffer is null");
+        synchronized (LOCK) {
+            if (bsendBuffer != null) {
+                throw MPIException.of(ERR_BUFFER, "attachBuffer: a buffer is already attached (detach it first)");
+            }
+            bsendBuffer = buffer;
+            bsendUsed = 0;
+        }
+    }
+
+    /** MPI_BUFFER_DETACH: waits until every buffered message has left, then returns the buffer. */
+    public static byte[] detachBuffer() throws MPIException {
+        int idle = 0;
+        while (true) {
+            synchronized (LOCK) {
+                if (bsendUsed == 0) {
+                    byte[] b = bsendBuffer;
+                    bsendBuffer = null;
+                    return b;
+                }
+            }
+            Engine e = engine;
+            idle = e != null && e.progress() > 0 ? 0 : Engine.idle(idle);
+        }
+    }
+
+    static void reserveBsend(long bytes, String op) throws MPIException {
+        synchronized (LOCK) {
+            if (bsendBuffer == null) {
+                throw MPIException.of(ERR_BUFFER, op + ": no buffer is attached (call MPI.attachBuffer first)");
+            }
+            if (bsendUsed + bytes > bsendBuffer.length) {
+                throw MPIException.of(ERR_BUFFER, op + ": the attached buffer (" + bsendBuffer.length + " bytes, "
+                        + bsendUsed + " in use) has no room for " + bytes + " bytes (message + MPI.BSEND_OVERHEAD)");
+            }
+            bsendUsed += bytes;
+        }
+    }
+
+    static void releaseBsend(long bytes) {
+        synchronized (LOCK) {
+            bsendUsed -= bytes;
+        }
+    }
+
+    // ------------------------------------------------------------------ direct buffers
+
+    public static ByteBuffer newByteBuffer(int capacity) {
+        return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+    }
+
+    public static CharBuffer newCharBuffer(int capacity) {
+        return newByteBuffer(Math.multiplyExact(capacity, 2)).asCharBuffer();
+    }
+
+    public static ShortBuffer newShortBuffer(int capacity) {
+        return newByteBuffer(Math.multiplyExact(capacity, 2)).asShortBuffer();
+    }
+
+    public static IntBuffer newIntBuffer(int capacity) {
+        return newByteBuffer(Math.multiplyExact(capacity, 4)).asIntBuffer();
+    }
+
+    public static LongBuffer newLongBuffer(int capacity) {
+        return newByteBuffer(Math.multiplyExact(capacity, 8)).asLongBuffer();
+    }
+
+    public static FloatBuffer newFloatBuffer(int capacity) {
+        return newByteBuffer(Math.multiplyExact(capacity, 4)).asFloatBuffer();
+    }
+
+    public static DoubleBuffer newDoubleBuffer(int capacity) {
+        return newByteBuffer(Math.multiplyExact(capacity, 8)).asDoubleBuffer();
+    }
+
+    // ------------------------------------------------------------------ slices
+
+    public static ByteBuffer slice(ByteBuffer buf, int offset) {
+        ByteOrder order = buf.order();
+        return buf.duplicate().position(offset).slice().order(order);
+    }
+
+    public static CharBuffer slice(CharBuffer buf, int offset) {
+        return buf.duplicate().position(offset).slice();
+    }
+
+    public static ShortBuffer slice(ShortBuffer buf, int offset) {
+        return buf.duplicate().position(offset).slice();
+    }
+
+    public static IntBuffer slice(IntBuffer buf, int offset) {
+        return buf.duplicate().position(offset).slice();
+    }
+
+    public static LongBuffer slice(LongBuffer buf, int offset) {
+        return buf.duplicate().position(offset).slice();
+    }
+
+    public static FloatBuffer slice(FloatBuffer buf, int offset) {
+        return buf.duplicate().position(offset).slice();
+    }
+
+    public static DoubleBuffer slice(DoubleBuffer buf, int offset) {
+        return buf.duplicate().position(offset).slice();
+    }
+
+    public static ByteBuffer slice(byte[] buf, int offset) {
+        return ByteBuffer.wrap(buf, offset, buf.length - offset).slice().order(ByteOrder.nativeOrder());
+    }
+
+    public static CharBuffer slice(char[] buf, int offset) {
+        return CharBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+
+    public static ShortBuffer slice(short[] buf, int offset) {
+        return ShortBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+
+    public static IntBuffer slice(int[] buf, int offset) {
+        return IntBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+
+    public static LongBuffer slice(long[] buf, int offset) {
+        return LongBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+
+    public static FloatBuffer slice(float[] buf, int offset) {
+        return FloatBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+
+    public static DoubleBuffer slice(double[] buf, int offset) {
+        return DoubleBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+}

@@ -1,0 +1,96 @@
+package mpi;
+
+import java.nio.Buffer;
+import org.ftmpi.p2p.Engine;
+
+/**
+ * {@code MPI_Message}: a message taken out of matching by {@link #mProbe} or {@link #imProbe},
+ * received only by {@link #mRecv} or {@link #imRecv} (so no other thread can steal it).
+ */
+public final class Message {
+    private Engine.Probed probed;
+    private Comm comm;
+    private boolean noProc;
+
+    /** Creates {@code MPI_MESSAGE_NULL}. */
+    public Message() {}
+
+    public boolean isNull() {
+        return probed == null && !noProc;
+    }
+
+    public boolean isNoProc() {
+        return noProc;
+    }
+
+    /** MPI_MPROBE: blocks until a matching message arrives and takes it. */
+    public Status mProbe(int source, int tag, Comm comm) throws MPIException {
+        if (comm == null) throw MPIException.of(MPI.ERR_COMM, "mProbe: comm is null");
+        comm.check("mProbe");
+        if (source == MPI.PROC_NULL) {
+            noProc = true;
+            this.comm = comm;
+            return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        }
+        comm.probe(source, tag); // validates arguments; blocks until a match is visible
+        int idle = 0;
+        while (true) {
+            Status s = imProbe(source, tag, comm);
+            if (s != null) return s;
+            idle = Engine.idle(idle);
+        }
+    }
+
+    /** MPI_IMPROBE: takes a matching message if there is one; {@code null} otherwise. */
+    public Status imProbe(int source, int tag, Comm comm) throws MPIException {
+        if (comm == null) throw MPIException.of(MPI.ERR_COMM, "imProbe: comm is null");
+        comm.check("imProbe");
+        if (source == MPI.PROC_NULL) {
+            noProc = true;
+            this.comm = comm;
+            return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        }
+        comm.iProbe(source, tag); // validates arguments
+        Engine.Probed p = comm.probeOnce("imProbe", source, tag, true);
+        if (p == null) return null;
+        this.probed = p;
+        this.comm = comm;
+        this.noProc = false;
+        return new Status(p.source(), p.tag(), MPI.SUCCESS, false, p.length());
+    }
+
+    /** MPI_MRECV: receives the message; it becomes {@code MPI_MESSAGE_NULL}. */
+    public Status mRecv(Object buf, int count, Datatype type) throws MPIException {
+        if (noProc) {
+            noProc = false;
+            return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        }
+        Engine.Probed p = take("mRecv");
+        Buffers.Region g = Buffers.region(buf, count, type, "mRecv", true);
+        org.ftmpi.p2p.Request r = comm.engine.receiveMatched(p, g.seg, g.off, g.bytes);
+        comm.engine.await(r);
+        return comm.received(r, g, "mRecv");
+    }
+
+    /** MPI_IMRECV (direct buffers only). */
+    public Request imRecv(Buffer buf, int count, Datatype type) throws MPIException {
+        if (noProc) {
+            noProc = false;
+            return new Request(comm.engine.completedRequest(org.ftmpi.p2p.Request.Kind.RECV, MPI.PROC_NULL,
+                    MPI.ANY_TAG, 0), comm, null);
+        }
+        Engine.Probed p = take("imRecv");
+        Buffers.Region g = Buffers.direct(buf, count, type, "imRecv");
+        return new Request(comm.engine.receiveMatched(p, g.seg, g.off, g.bytes), comm, null);
+    }
+
+    private Engine.Probed take(String op) throws MPIException {
+        if (probed == null) {
+            throw MPIException.of(MPI.ERR_REQUEST, op + ": the message is MPI_MESSAGE_NULL (no matched probe)");
+        }
+        comm.check(op);
+        Engine.Probed p = probed;
+        probed = null;
+        return p;
+    }
+}

@@ -1,0 +1,247 @@
+package mpi;
+
+import java.util.ArrayList;
+import org.ftmpi.p2p.Engine;
+import org.ftmpi.p2p.ErrorClass;
+import org.ftmpi.p2p.P2pException;
+
+/**
+ * A non-blocking operation ({@code MPI_Request}). After a wait or successful test a
+ * non-persistent request becomes null ({@link #isNull()}); a {@link Prequest} becomes inactive.
+ *
+ * <p><b>Note:</b> a request object belongs to the thread that waits on it; the operation
+ * itself progresses on any thread.
+ */
+public class Request implements Freeable {
+    org.ftmpi.p2p.Request op;
+    Comm comm;
+    Buffers.Region region;
+    private boolean freed;
+
+    Request(org.ftmpi.p2p.Request op, Comm comm, Buffers.Region region) {
+        this.op = op;
+        this.comm = comm;
+        this.region = region;
+    }
+
+    /** Marks the request for deallocation; a pending operation still completes. */
+    @Override
+    public void free() throws MPIException {
+        op = null;
+        freed = true;
+    }
+
+    /** Marks a pending non-blocking operation for cancellation (receives that have not matched). */
+    public final void cancel() throws MPIException {
+        org.ftmpi.p2p.Request o = op;
+        if (o != null) o.engine().cancel(o);
+    }
+
+    /** Whether the request is null (never active, freed, or completed and non-persistent). */
+    public boolean isNull() {
+        return op == null && !(this instanceof Prequest && !freed);
+    }
+
+    /** MPI_WAIT: blocks until the operation is complete and returns its status. */
+    public final Status waitStatus() throws MPIException {
+        org.ftmpi.p2p.Request o = op;
+        if (o == null) return emptyStatus();
+        o.engine().await(o);
+        return finish();
+    }
+
+    /** MPI_WAIT without a status. */
+    public final void waitFor() throws MPIException {
+        waitStatus();
+    }
+
+    /** MPI_TEST: the status if the operation is complete, {@code null} otherwise. */
+    public final Status testStatus() throws MPIException {
+        org.ftmpi.p2p.Request o = op;
+        if (o == null) return emptyStatus();
+        return o.engine().test(o) ? finish() : null;
+    }
+
+    /** MPI_TEST without a status. */
+    public final boolean test() throws MPIException {
+        return testStatus() != null;
+    }
+
+    boolean isActive() {
+        return op != null;
+    }
+
+    boolean isDone() {
+        return op == null || op.isComplete();
+    }
+
+    /** Turns a completed operation into a status, reporting its error; the request is released. */
+    final Status finish() throws MPIException {
+        org.ftmpi.p2p.Request o = op;
+        deactivate();
+        int err = o.errorClass();
+        Status s = new Status(o.source(), o.tag(), err, o.isCancelled(), o.byteCount());
+        if (region != null && err == ErrorClass.SUCCESS) region.finishReceive();
+        if (err != ErrorClass.SUCCESS) {
+            throw comm.raise(new P2pException(err, o.errorMessage(), o.failedRank()), "wait");
+        }
+        return s;
+    }
+
+    void deactivate() {
+        op = null;
+    }
+
+    static Status emptyStatus() {
+        return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+    }
+
+    // ------------------------------------------------------------------ arrays of requests
+
+    private static Engine engineOf(Request[] requests) {
+        for (Request r : requests) {
+            if (r != null && r.op != null) return r.op.engine();
+        }
+        return null;
+    }
+
+    /** MPI_WAITANY with status; the index is in {@link Status#getIndex()}. */
+    public static Status waitAnyStatus(Request[] requests) throws MPIException {
+        Engine e = engineOf(requests);
+        if (e == null) {
+            Status s = emptyStatus();
+            s.index = MPI.UNDEFINED;
+            return s;
+        }
+        int idle = 0;
+        while (true) {
+            for (int i = 0; i < requests.length; i++) {
+                Request r = requests[i];
+                if (r != null && r.op != null && r.op.isComplete()) {
+                    Status s = r.finish();
+                    s.index = i;
+                    return s;
+                }
+            }
+            idle = e.progress() > 0 ? 0 : Engine.idle(idle);
+        }
+    }
+
+    /** MPI_WAITANY: index of the completed request, or {@code MPI.UNDEFINED} if none is active. */
+    public static int waitAny(Request[] requests) throws MPIException {
+        return waitAnyStatus(requests).getIndex();
+    }
+
+    /** MPI_TESTANY with status: {@code null} if none completed. */
+    public static Status testAnyStatus(Request[] requests) throws MPIException {
+        Engine e = engineOf(requests);
+        if (e == null) {
+            Status s = emptyStatus();
+            s.index = MPI.UNDEFINED;
+            return s;
+        }
+        e.progress();
+        for (int i = 0; i < requests.length; i++) {
+            Request r = requests[i];
+            if (r != null && r.op != null && r.op.isComplete()) {
+                Status s = r.finish();
+                s.index = i;
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** MPI_TESTANY: index of a completed request, or {@code MPI.UNDEFINED}. */
+    public static int testAny(Request[] requests) throws MPIException {
+        Status s = testAnyStatus(requests);
+        return s == null ? MPI.UNDEFINED : s.getIndex();
+    }
+
+    /** MPI_WAITALL with statuses (null entries for requests that were inactive). */
+    public static Status[] waitAllStatus(Request[] requests) throws MPIException {
+        Status[] out = new Status[requests.length];
+        MPIException first = null;
+        for (int i = 0; i < requests.length; i++) {
+            Request r = requests[i];
+            if (r == null || r.op == null) continue;
+            try {
+                out[i] = r.waitStatus();
+            } catch (MPIException ex) {
+                if (first == null) first = ex;
+            }
+        }
+        if (first != null) throw first;
+        return out;
+    }
+
+    /** MPI_WAITALL. */
+    public static void waitAll(Request[] requests) throws MPIException {
+        waitAllStatus(requests);
+    }
+
+    /** MPI_TESTALL with statuses: {@code null} unless every request is complete. */
+    public static Status[] testAllStatus(Request[] requests) throws MPIException {
+        Engine e = engineOf(requests);
+        if (e != null) e.progress();
+        for (Request r : requests) {
+            if (r != null && !r.isDone()) return null;
+        }
+        return waitAllStatus(requests);
+    }
+
+    /** MPI_TESTALL. */
+    public static boolean testAll(Request[] requests) throws MPIException {
+        return testAllStatus(requests) != null;
+    }
+
+    /** MPI_WAITSOME with statuses; {@code null} if no request is active. */
+    public static Status[] waitSomeStatus(Request[] requests) throws MPIException {
+        Engine e = engineOf(requests);
+        if (e == null) return null;
+        int idle = 0;
+        while (true) {
+            Status[] done = collect(requests);
+            if (done.length > 0) return done;
+            idle = e.progress() > 0 ? 0 : Engine.idle(idle);
+        }
+    }
+
+    /** MPI_WAITSOME: indexes of the completed requests; {@code null} if none is active. */
+    public static int[] waitSome(Request[] requests) throws MPIException {
+        return indexes(waitSomeStatus(requests));
+    }
+
+    /** MPI_TESTSOME with statuses: empty if none completed, {@code null} if none is active. */
+    public static Status[] testSomeStatus(Request[] requests) throws MPIException {
+        Engine e = engineOf(requests);
+        if (e == null) return null;
+        e.progress();
+        return collect(requests);
+    }
+
+    /** MPI_TESTSOME: indexes of completed requests. */
+    public static int[] testSome(Request[] requests) throws MPIException {
+        return indexes(testSomeStatus(requests));
+    }
+
+    private static Status[] collect(Request[] requests) throws MPIException {
+        ArrayList<Status> done = new ArrayList<>();
+        for (int i = 0; i < requests.length; i++) {
+            Request r = requests[i];
+            if (r != null && r.op != null && r.op.isComplete()) {
+                Status s = r.finish();
+                s.index = i;
+                done.add(s);
+            }
+        }
+        return done.toArray(new Status[0]);
+    }
+
+    private static int[] indexes(Status[] s) {
+        if (s == null) return null;
+        int[] idx = new int[s.length];
+        for (int i = 0; i < s.length; i++) idx[i] = s[i].getIndex();
+        return idx;
+    }
+}

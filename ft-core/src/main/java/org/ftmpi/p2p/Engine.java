@@ -1,0 +1,671 @@
+package org.ftmpi.p2p;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.ftmpi.runtime.ControlListener;
+import org.ftmpi.runtime.JobInfo;
+import org.ftmpi.runtime.RankRuntime;
+import org.ftmpi.transport.FrameHeader;
+import org.ftmpi.transport.FrameSink;
+import org.ftmpi.transport.Transport;
+import org.ftmpi.transport.TransportContext;
+import org.ftmpi.transport.TransportProvider;
+
+/**
+ * One rank's point-to-point engine (Open MPI's PML): matching, eager and rendezvous protocols,
+ * requests and progress over the transports. No static state: several engines can live in one
+ * JVM (threads as ranks).
+ *
+ * <p><b>Note:</b> thread-safe. All protocol state is guarded by one progress lock; a thread
+ * waiting for a request polls the transports itself while it can take the lock (spin, then
+ * yield, then park), and a background agent progresses outstanding operations when no thread
+ * is inside the library. Failure notices from the runtime thread complete affected requests
+ * with an error, so no wait hangs on a dead peer.
+ */
+public final class Engine implements FrameSink, ControlListener, AutoCloseable {
+    public static final int ANY_SOURCE = -1;
+    public static final int ANY_TAG = -1;
+    public static final int PROC_NULL = -2;
+
+    private final RankRuntime runtime;
+    private final JobInfo job;
+    private final int rank;
+    private final int size;
+    private final List<Transport> transports = new ArrayList<>();
+    private final Transport[] route;
+    private final int[] eagerLimit;
+    private final int[] fragment;
+    private final long[] sequence;
+    private final boolean[] peerFailed;
+    private final String[] peerFailure;
+    private final int procFailedClass;
+
+    final ReentrantLock lock = new ReentrantLock();
+    private final Map<Integer, MatchQueues> contexts = new HashMap<>();
+    private final Map<Long, Request> byId = new HashMap<>();
+    private final ArrayList<Request> pumping = new ArrayList<>();
+    private final MemorySegment header = Arena.ofAuto().allocate(FrameHeader.BYTES, 8);
+    private long nextId = 1;
+    volatile int outstanding;
+    private volatile String abortReason;
+    private volatile long lastProgressNs = System.nanoTime();
+    private final Thread agent;
+    private volatile boolean closed;
+
+    /** Starts the engine over a runtime: opens transports, exchanges endpoints, connects. */
+    public Engine(RankRuntime runtime) throws IOException {
+        this.runtime = runtime;
+        JobInfo pre = runtime.preliminaryInfo();
+        this.rank = pre.rank();
+        this.size = pre.size();
+        runtime.setListener(this);
+        String wanted = pre.option("transports", "");
+        List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
+        TransportContext tc = new TransportContext(pre, this);
+        Map<String, byte[]> endpoints = new LinkedHashMap<>();
+        for (TransportProvider p : ServiceLoader.load(TransportProvider.class, Engine.class.getClassLoader())) {
+            if (allow != null && !allow.contains(p.name()) && !p.name().equals("self")) continue;
+            if (p.unavailabilityCause(tc) != null) continue;
+            Transport t = p.open(tc);
+            transports.add(t);
+            endpoints.put(t.name(), t.localEndpoint());
+        }
+        this.job = runtime.exchange(endpoints);
+        for (Transport t : transports) t.connect(job);
+        route = new Transport[size];
+        eagerLimit = new int[size];
+        fragment = new int[size];
+        for (int r = 0; r < size; r++) {
+            for (Transport t : transports) {
+                if (t.reaches(r) && (route[r] == null || t.limits().exclusivity() > route[r].limits().exclusivity())) {
+                    route[r] = t;
+                }
+            }
+            if (route[r] == null) {
+                close();
+                throw new IOException("rank " + rank + " has no transport that reaches rank " + r
+                        + " (transports: " + endpoints.keySet() + ")");
+            }
+            eagerLimit[r] = route[r].limits().eagerLimitBytes();
+            fragment[r] = route[r].limits().maxFragmentBytes();
+        }
+        sequence = new long[size];
+        peerFailed = new boolean[size];
+        peerFailure = new String[size];
+        procFailedClass = Boolean.parseBoolean(job.option("ulfm-error-classes", "false"))
+                ? ErrorClass.ERR_PROC_FAILED : ErrorClass.ERR_OTHER;
+        agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
+        agent.start();
+    }
+
+    public int rank() { return rank; }
+    public int size() { return size; }
+    public JobInfo job() { return job; }
+    public RankRuntime runtime() { return runtime; }
+
+    /** The transport name that carries traffic to {@code worldRank} (diagnostics, tests). */
+    public String transportTo(int worldRank) { return route[worldRank].name(); }
+
+    // ------------------------------------------------------------------ sending
+
+    /**
+     * Starts a send.
+     *
+     * @param context   context id of the communicator
+     * @param epoch     communicator epoch
+     * @param myRank    the sender's rank in the communicator (the receiver's status source)
+     * @param dest      destination rank in the communicator, or {@link #PROC_NULL}
+     * @param destWorld destination's world rank
+     */
+    public Request send(int context, int epoch, int myRank, int dest, int destWorld, int tag,
+                        MemorySegment memory, long offset, long length, int mode) {
+        Request r;
+        lock.lock();
+        try {
+            r = newRequest(Request.Kind.SEND);
+            r.context = context;
+            r.peer = dest;
+            r.peerWorld = destWorld;
+            r.tag = tag;
+            r.epoch = epoch;
+            r.mode = mode;
+            r.capacity = length;
+            if (dest == PROC_NULL) {
+                r.succeed(PROC_NULL, ANY_TAG, 0);
+                return r;
+            }
+            if (failIfUnusable(r)) return r;
+            try {
+                if (length <= eagerLimit[destWorld] && mode != Request.SYNC) {
+                    writeFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, 0, length,
+                            memory, offset, (int) length);
+                    r.succeed(dest, tag, length);
+                } else if (length <= eagerLimit[destWorld]) {
+                    byId.put(r.id, r);
+                    writeFrame(destWorld, FrameHeader.EAGER_SYNC, context, myRank, tag, epoch, r.id, 0, length,
+                            memory, offset, (int) length);
+                } else {
+                    r.memory = memory;
+                    r.offset = offset;
+                    byId.put(r.id, r);
+                    writeFrame(destWorld, FrameHeader.RTS, context, myRank, tag, epoch, r.id, 0, length,
+                            null, 0, 0);
+                }
+            } catch (IOException e) {
+                peerLost(destWorld, e.getMessage());
+            }
+        } finally {
+            lock.unlock();
+        }
+        return r;
+    }
+
+    /** A request that is already complete with success (buffered sends, null operations). */
+    public Request completedRequest(Request.Kind kind, int peer, int tag, long bytes) {
+        lock.lock();
+        try {
+            Request r = newRequest(kind);
+            r.peer = peer;
+            r.tag = tag;
+            r.succeed(peer, tag, bytes);
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    /**
+     * Posts a receive.
+     *
+     * @param source      source rank in the communicator, {@link #ANY_SOURCE} or {@link #PROC_NULL}
+     * @param sourceWorld the source's world rank, or -1 for ANY_SOURCE
+     */
+    public Request receive(int context, int source, int sourceWorld, int tag,
+                           MemorySegment memory, long offset, long capacity) {
+        lock.lock();
+        try {
+            Request r = newRequest(Request.Kind.RECV);
+            r.context = context;
+            r.peer = source;
+            r.peerWorld = sourceWorld;
+            r.tag = tag;
+            r.memory = memory;
+            r.offset = offset;
+            r.capacity = capacity;
+            if (source == PROC_NULL) {
+                r.succeed(PROC_NULL, ANY_TAG, 0);
+                return r;
+            }
+            MatchQueues q = queues(context);
+            MatchQueues.Unexpected u = q.findUnexpected(source, tag, true);
+            if (u != null) {
+                deliverUnexpected(r, u);
+            } else if (failIfUnusable(r)) {
+                return r;
+            } else {
+                q.posted.add(r);
+            }
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A message found by {@link #probe}: its envelope, and (for matched probes) the message. */
+    public record Probed(int source, int tag, long length, MatchQueues.Unexpected message) {}
+
+    /**
+     * Looks for a matching message without receiving it; with {@code remove}, takes it out of
+     * matching (MPI_Improbe) so that only {@link #receiveMatched} can receive it.
+     */
+    public Probed probe(int context, int source, int sourceWorld, int tag, boolean remove) throws P2pException {
+        lock.lock();
+        try {
+            progressLocked();
+            MatchQueues.Unexpected u = queues(context).findUnexpected(source, tag, remove);
+            if (u != null) return new Probed(u.source, u.tag, u.length, remove ? u : null);
+            if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
+            if (sourceWorld >= 0 && peerFailed[sourceWorld]) {
+                throw new P2pException(procFailedClass, "probe: rank " + sourceWorld + " has failed: "
+                        + peerFailure[sourceWorld], sourceWorld);
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Receives a message previously taken by a matched probe. */
+    public Request receiveMatched(Probed p, MemorySegment memory, long offset, long capacity) {
+        lock.lock();
+        try {
+            Request r = newRequest(Request.Kind.RECV);
+            r.peer = p.source();
+            r.peerWorld = p.message().sourceWorld;
+            r.tag = p.tag();
+            r.memory = memory;
+            r.offset = offset;
+            r.capacity = capacity;
+            deliverUnexpected(r, p.message());
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Cancels a receive that has not matched yet; sends cannot be cancelled once started. */
+    public boolean cancel(Request r) {
+        lock.lock();
+        try {
+            if (r.complete || r.kind != Request.Kind.RECV) return false;
+            MatchQueues q = contexts.get(r.context);
+            if (q != null && q.posted.remove(r)) {
+                r.cancelled = true;
+                r.succeed(r.peer, r.tag, 0);
+                return true;
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ waiting
+
+    /** Progresses until {@code r} completes (spin, yield, then park; never forever on a dead peer). */
+    public void await(Request r) {
+        int idle = 0;
+        while (!r.complete) {
+            int work = 0;
+            if (lock.tryLock()) {
+                try {
+                    work = progressLocked();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            idle = work > 0 ? 0 : idle(idle);
+        }
+    }
+
+    /** Progresses once and tells whether {@code r} is complete. */
+    public boolean test(Request r) {
+        if (r.complete) return true;
+        if (lock.tryLock()) {
+            try {
+                progressLocked();
+            } finally {
+                lock.unlock();
+            }
+        }
+        return r.complete;
+    }
+
+    /** Progresses once (used by wait-any/some loops); returns the work done. */
+    public int progress() {
+        if (!lock.tryLock()) return 0;
+        try {
+            return progressLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One step of the idle strategy; returns the new idle count. */
+    public static int idle(int idle) {
+        if (idle < 2_000) {
+            Thread.onSpinWait();
+        } else if (idle < 2_200) {
+            Thread.yield();
+        } else {
+            int shift = Math.min(idle - 2_200, 5);
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(20L << shift));
+        }
+        return idle + 1;
+    }
+
+    private int progressLocked() {
+        lastProgressNs = System.nanoTime();
+        int work = 0;
+        for (int i = 0; i < transports.size(); i++) {
+            work += transports.get(i).progress();
+        }
+        if (!pumping.isEmpty()) work += pump();
+        return work;
+    }
+
+    private void agentLoop() {
+        while (!closed) {
+            long quietNs = System.nanoTime() - lastProgressNs;
+            if (outstanding > 0 && quietNs > 200_000 && lock.tryLock()) {
+                try {
+                    progressLocked();
+                } catch (RuntimeException e) {
+                    System.err.println("ftmpi: rank " + rank + ": progress agent: " + e);
+                } finally {
+                    lock.unlock();
+                }
+            }
+            LockSupport.parkNanos(outstanding > 0 ? 200_000 : 5_000_000);
+        }
+    }
+
+    // ------------------------------------------------------------------ frames in
+
+    @Override
+    public void onFrame(int peer, MemorySegment h, MemorySegment payload) {
+        if (peerFailed[peer]) return; // fenced: traffic of a failed process is dropped
+        switch (FrameHeader.type(h)) {
+            case FrameHeader.EAGER, FrameHeader.EAGER_SYNC, FrameHeader.RTS -> onEnvelope(peer, h, payload);
+            case FrameHeader.CTS -> onCts(h);
+            case FrameHeader.DATA -> onData(h, payload);
+            case FrameHeader.SYNC_ACK -> {
+                Request s = byId.remove(FrameHeader.sendRequest(h));
+                if (s != null) s.succeed(s.peer, s.tag, s.capacity);
+            }
+            default -> peerLost(peer, "unknown frame type " + FrameHeader.type(h));
+        }
+    }
+
+    private void onEnvelope(int peer, MemorySegment h, MemorySegment payload) {
+        byte type = FrameHeader.type(h);
+        int source = FrameHeader.source(h);
+        int tag = FrameHeader.tag(h);
+        MatchQueues q = queues(FrameHeader.context(h));
+        Request r = q.takePosted(source, tag);
+        if (r == null) {
+            MatchQueues.Unexpected u = new MatchQueues.Unexpected();
+            u.type = type;
+            u.source = source;
+            u.sourceWorld = peer;
+            u.tag = tag;
+            u.epoch = FrameHeader.epoch(h);
+            u.sendId = FrameHeader.sendRequest(h);
+            u.length = FrameHeader.length(h);
+            if (type != FrameHeader.RTS) {
+                u.data = payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            }
+            q.unexpected.add(u);
+            return;
+        }
+        r.peerWorld = peer;
+        if (type == FrameHeader.RTS) {
+            acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h));
+        } else {
+            copyIn(r, source, tag, payload, payload.byteSize());
+            if (type == FrameHeader.EAGER_SYNC) ack(peer, FrameHeader.sendRequest(h));
+        }
+    }
+
+    private void deliverUnexpected(Request r, MatchQueues.Unexpected u) {
+        r.peerWorld = u.sourceWorld;
+        if (u.type == FrameHeader.RTS) {
+            acceptRendezvous(r, u.source, u.tag, u.sourceWorld, u.sendId, u.length);
+        } else {
+            copyIn(r, u.source, u.tag, MemorySegment.ofArray(u.data), u.data.length);
+            if (u.type == FrameHeader.EAGER_SYNC) ack(u.sourceWorld, u.sendId);
+        }
+    }
+
+    private void copyIn(Request r, int source, int tag, MemorySegment payload, long length) {
+        long n = Math.min(length, r.capacity);
+        if (n > 0) MemorySegment.copy(payload, 0, r.memory, r.offset, n);
+        if (length > r.capacity) {
+            r.statusSource = source;
+            r.statusTag = tag;
+            r.statusBytes = n;
+            r.errorClass = ErrorClass.ERR_TRUNCATE;
+            r.errorMessage = "message truncated: " + length + " bytes arrived from rank " + source
+                    + " (tag " + tag + ") but the receive buffer holds " + r.capacity;
+            r.succeedKeepingError();
+        } else {
+            r.succeed(source, tag, length);
+        }
+    }
+
+    private void acceptRendezvous(Request r, int source, int tag, int peer, long sendId, long length) {
+        r.statusSource = source;
+        r.statusTag = tag;
+        r.expected = Math.min(length, r.capacity);
+        r.truncated = length > r.capacity;
+        r.received = 0;
+        if (r.truncated) {
+            r.errorClass = ErrorClass.ERR_TRUNCATE;
+            r.errorMessage = "message truncated: " + length + " bytes arrived from rank " + source
+                    + " (tag " + tag + ") but the receive buffer holds " + r.capacity;
+        }
+        if (r.expected > 0) byId.put(r.id, r);
+        try {
+            writeFrame(peer, FrameHeader.CTS, 0, 0, 0, 0, sendId, r.id, r.expected, null, 0, 0);
+        } catch (IOException e) {
+            peerLost(peer, e.getMessage());
+            return;
+        }
+        if (r.expected == 0) finishRendezvousReceive(r);
+    }
+
+    private void finishRendezvousReceive(Request r) {
+        r.statusBytes = r.expected;
+        r.succeedKeepingError();
+    }
+
+    private void onCts(MemorySegment h) {
+        Request s = byId.remove(FrameHeader.sendRequest(h));
+        if (s == null) return;
+        s.remoteId = FrameHeader.recvRequest(h);
+        s.toSend = FrameHeader.length(h);
+        s.sent = 0;
+        if (s.toSend == 0) {
+            s.succeed(s.peer, s.tag, s.capacity);
+        } else {
+            pumping.add(s);
+            pump();
+        }
+    }
+
+    private void onData(MemorySegment h, MemorySegment payload) {
+        Request r = byId.get(FrameHeader.recvRequest(h));
+        if (r == null) return;
+        long at = FrameHeader.length(h);
+        long n = payload.byteSize();
+        MemorySegment.copy(payload, 0, r.memory, r.offset + at, n);
+        r.received += n;
+        if (r.received >= r.expected) {
+            byId.remove(r.id);
+            finishRendezvousReceive(r);
+        }
+    }
+
+    /** Streams DATA fragments of matched rendezvous sends while the transports take them. */
+    private int pump() {
+        int work = 0;
+        for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
+            Request s = it.next();
+            if (s.complete) {
+                it.remove();
+                continue;
+            }
+            int peer = s.peerWorld;
+            Transport t = route[peer];
+            int frag = fragment[peer];
+            try {
+                while (s.sent < s.toSend && t.backlogBytes(peer) < frag) {
+                    int n = (int) Math.min(frag, s.toSend - s.sent);
+                    writeFrame(peer, FrameHeader.DATA, 0, 0, 0, 0, s.id, s.remoteId, s.sent,
+                            s.memory, s.offset + s.sent, n);
+                    s.sent += n;
+                    work++;
+                }
+            } catch (IOException e) {
+                peerLost(peer, e.getMessage());
+                it.remove();
+                continue;
+            }
+            if (s.sent >= s.toSend) {
+                it.remove();
+                s.succeed(s.peer, s.tag, s.capacity);
+            }
+        }
+        return work;
+    }
+
+    private void ack(int peer, long sendId) {
+        try {
+            writeFrame(peer, FrameHeader.SYNC_ACK, 0, 0, 0, 0, sendId, 0, 0, null, 0, 0);
+        } catch (IOException e) {
+            peerLost(peer, e.getMessage());
+        }
+    }
+
+    private void writeFrame(int peer, byte type, int context, int source, int tag, int epoch,
+                            long sendId, long recvId, long length,
+                            MemorySegment payload, long offset, int payloadLength) throws IOException {
+        FrameHeader.write(header, type, context, source, tag, epoch, payloadLength, sequence[peer]++,
+                sendId, recvId, length);
+        route[peer].send(peer, header, payload, offset, payloadLength);
+    }
+
+    // ------------------------------------------------------------------ failures
+
+    @Override
+    public void onPeerLost(int peer, String cause) {
+        peerLost(peer, "connection to rank " + peer + " lost: " + cause);
+    }
+
+    @Override
+    public void processFailed(int worldRank, long procId, String how) {
+        lock.lock();
+        try {
+            peerLost(worldRank, "rank " + worldRank + " " + how);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void abort(int exitCode, String reason) {
+        abortReason = "the job is being aborted: " + reason;
+        lock.lock();
+        try {
+            for (Request r : new ArrayList<>(byId.values())) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
+            byId.clear();
+            for (Request r : pumping) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
+            pumping.clear();
+            for (MatchQueues q : contexts.values()) {
+                for (Request r : q.posted) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
+                q.posted.clear();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Marks a peer failed and completes, with an error, everything that depends on it. */
+    private void peerLost(int peer, String cause) {
+        if (peerFailed[peer]) return;
+        peerFailed[peer] = true;
+        peerFailure[peer] = cause;
+        String msg = "process failure: " + cause;
+        for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (r.peerWorld == peer) {
+                it.remove();
+                r.fail(procFailedClass, msg, peer);
+            }
+        }
+        for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (r.peerWorld == peer) {
+                it.remove();
+                r.fail(procFailedClass, msg, peer);
+            }
+        }
+        for (MatchQueues q : contexts.values()) {
+            for (Request r : q.removePostedFrom(peer)) r.fail(procFailedClass, msg, peer);
+        }
+    }
+
+    /** Completes {@code r} at once with an error when its peer failed or the job aborts. */
+    private boolean failIfUnusable(Request r) {
+        if (abortReason != null) {
+            r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
+            return true;
+        }
+        if (r.peerWorld >= 0 && peerFailed[r.peerWorld]) {
+            r.fail(procFailedClass, "process failure: " + peerFailure[r.peerWorld], r.peerWorld);
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether the world rank has been declared failed. */
+    public boolean isFailed(int worldRank) { return peerFailed[worldRank]; }
+
+    // ------------------------------------------------------------------ misc
+
+    private Request newRequest(Request.Kind kind) {
+        outstanding++;
+        return new Request(this, kind, nextId++);
+    }
+
+    private MatchQueues queues(int context) {
+        MatchQueues q = contexts.get(context);
+        if (q == null) {
+            q = new MatchQueues();
+            contexts.put(context, q);
+        }
+        return q;
+    }
+
+    /** MPI_Finalize: waits for every rank, then closes the transports. */
+    public void finish() throws IOException {
+        // Drain our own outstanding sends so that no message a user sent is lost.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int idle = 0;
+        while (hasUnsentData() && System.nanoTime() < deadline && abortReason == null) {
+            idle = progress() > 0 ? 0 : idle(idle);
+        }
+        runtime.finalizeBarrier();
+        close();
+        runtime.close();
+    }
+
+    private boolean hasUnsentData() {
+        lock.lock();
+        try {
+            if (!pumping.isEmpty()) return true;
+            for (int r = 0; r < size; r++) {
+                if (!peerFailed[r] && route[r].backlogBytes(r) > 0) return true;
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (agent != null) agent.interrupt();
+        lock.lock();
+        try {
+            for (Transport t : transports) t.close();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package org.ftmpi.p2p;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedList;
+
+/**
+ * Posted receives and unexpected messages of one context id, both in arrival order, so that
+ * matching preserves MPI's non-overtaking rule per (source, tag, context).
+ *
+ * <p><b>Note:</b> guarded by the engine's progress lock.
+ */
+final class MatchQueues {
+    final LinkedList<Request> posted = new LinkedList<>();
+    final LinkedList<Unexpected> unexpected = new LinkedList<>();
+
+    /** A message that arrived before its receive was posted. */
+    static final class Unexpected {
+        byte type;          // FrameHeader.EAGER, EAGER_SYNC or RTS
+        int source;         // comm rank
+        int sourceWorld;
+        int tag;
+        int epoch;
+        long sendId;
+        long length;
+        byte[] data;        // eager payload copy
+    }
+
+    static boolean matches(Request r, int source, int tag) {
+        return (r.peer == Engine.ANY_SOURCE || r.peer == source)
+                && (r.tag == Engine.ANY_TAG || r.tag == tag);
+    }
+
+    static boolean matches(int wantSource, int wantTag, Unexpected u) {
+        return (wantSource == Engine.ANY_SOURCE || wantSource == u.source)
+                && (wantTag == Engine.ANY_TAG || wantTag == u.tag);
+    }
+
+    Request takePosted(int source, int tag) {
+        for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (matches(r, source, tag)) {
+                it.remove();
+                return r;
+            }
+        }
+        return null;
+    }
+
+    Unexpected findUnexpected(int source, int tag, boolean remove) {
+        for (Iterator<Unexpected> it = unexpected.iterator(); it.hasNext(); ) {
+            Unexpected u = it.next();
+            if (matches(source, tag, u)) {
+                if (remove) it.remove();
+                return u;
+            }
+        }
+        return null;
+    }
+
+    /** Removes and returns every posted receive that waits for {@code sourceWorld}. */
+    ArrayList<Request> removePostedFrom(int sourceWorld) {
+        ArrayList<Request> out = new ArrayList<>();
+        for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (r.peerWorld == sourceWorld) {
+                it.remove();
+                out.add(r);
+            }
+        }
+        return out;
+    }
+}

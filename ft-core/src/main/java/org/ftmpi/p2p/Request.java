@@ -1,0 +1,130 @@
+package org.ftmpi.p2p;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A point-to-point operation in flight. Fields are written by the thread holding the engine's
+ * progress lock; {@link #complete} is the publishing write (volatile), after which the status
+ * fields are stable and any thread may read them.
+ */
+public final class Request {
+    public enum Kind { SEND, RECV }
+
+    /** Send modes. */
+    public static final int STANDARD = 0, SYNC = 1, READY = 2, BUFFERED = 3;
+
+    final Kind kind;
+    final Engine engine;
+    final long id;
+
+    // matching envelope (comm-relative ranks)
+    int context;
+    int peer;          // SEND: destination rank in comm; RECV: source or ANY_SOURCE
+    int peerWorld;     // world rank of the specific peer, or -1 for ANY_SOURCE
+    int tag;
+    int epoch;
+
+    // user memory
+    MemorySegment memory;
+    long offset;
+    long capacity;     // SEND: message length; RECV: buffer capacity
+
+    int mode;
+    // protocol state
+    long remoteId;     // SEND: receiver's request id after CTS
+    long toSend;       // SEND rendezvous: bytes the receiver wants
+    long sent;
+    long expected;     // RECV rendezvous: bytes announced to arrive
+    long received;
+    boolean truncated;
+    Runnable onComplete;
+
+    // status (valid once complete)
+    volatile boolean complete;
+    int statusSource;
+    int statusTag;
+    long statusBytes;
+    boolean cancelled;
+    int errorClass;
+    String errorMessage;
+    int failedRank = -1;
+
+    Request(Engine engine, Kind kind, long id) {
+        this.engine = engine;
+        this.kind = kind;
+        this.id = id;
+    }
+
+    public Kind kind() { return kind; }
+    public boolean isComplete() { return complete; }
+    public int source() { return statusSource; }
+    public int tag() { return statusTag; }
+    public long byteCount() { return statusBytes; }
+    public boolean isCancelled() { return cancelled; }
+    public int errorClass() { return errorClass; }
+    public String errorMessage() { return errorMessage; }
+    public int failedRank() { return failedRank; }
+    public Engine engine() { return engine; }
+
+    /** Completes with success; caller holds the progress lock. */
+    void succeed(int source, int tag, long bytes) {
+        statusSource = source;
+        statusTag = tag;
+        statusBytes = bytes;
+        finish();
+    }
+
+    /** Completes keeping the error class already set (truncation); status fields are set. */
+    void succeedKeepingError() {
+        finish();
+    }
+
+    /** Completes with an error; caller holds the progress lock. */
+    void fail(int errorClass, String message, int failedRank) {
+        if (complete) return;
+        this.errorClass = errorClass;
+        this.errorMessage = message;
+        this.failedRank = failedRank;
+        statusSource = peer;
+        statusTag = tag;
+        finish();
+    }
+
+    private void finish() {
+        memory = null;
+        complete = true;
+        engine.outstanding--;
+        if (onComplete != null) onComplete.run();
+    }
+
+    /**
+     * Runs {@code action} once the request completes (at once if it already has), on the
+     * thread that completes it, under the progress lock: keep it short.
+     */
+    public void whenComplete(Runnable action) {
+        engine.lock.lock();
+        try {
+            if (complete) {
+                action.run();
+            } else {
+                Runnable prev = onComplete;
+                onComplete = prev == null ? action : () -> {
+                    prev.run();
+                    action.run();
+                };
+            }
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    /** Throws the request's error, if it completed with one. */
+    public void checkError() throws P2pException {
+        if (errorClass != ErrorClass.SUCCESS && errorClass != ErrorClass.ERR_TRUNCATE) {
+            throw new P2pException(errorClass, errorMessage, failedRank);
+        }
+        if (errorClass == ErrorClass.ERR_TRUNCATE) {
+            throw new P2pException(errorClass, errorMessage);
+        }
+    }
+}

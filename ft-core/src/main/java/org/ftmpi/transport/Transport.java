@@ -1,0 +1,45 @@
+package org.ftmpi.transport;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import org.ftmpi.runtime.JobInfo;
+
+/**
+ * Moves frames (a {@link FrameHeader} plus payload bytes) between ranks; knows nothing of
+ * matching or protocols (Open MPI's BTL). All methods except {@link #limits()},
+ * {@link #name()} and {@link #localEndpoint()} are called with the engine's progress lock held.
+ */
+public interface Transport extends AutoCloseable {
+
+    String name();
+
+    TransportLimits limits();
+
+    /** This rank's endpoint, published to every other rank during start-up. */
+    byte[] localEndpoint();
+
+    /** Called once every rank's endpoints are known. */
+    void connect(JobInfo job) throws IOException;
+
+    /** Whether this transport can carry frames to {@code worldRank}. */
+    boolean reaches(int worldRank);
+
+    /**
+     * Sends one frame. On return the transport no longer needs {@code header} nor the payload
+     * memory (it wrote them out, or copied what it could not write yet).
+     *
+     * @param header  {@link FrameHeader#BYTES} bytes
+     * @param payload payload memory; {@code length} bytes starting at {@code offset}
+     */
+    void send(int worldRank, MemorySegment header, MemorySegment payload, long offset, int length)
+            throws IOException;
+
+    /** Bytes accepted by {@link #send} but not yet handed to the wire, for {@code worldRank}. */
+    long backlogBytes(int worldRank);
+
+    /** Reads what has arrived and hands complete frames to the sink; flushes backlog. */
+    int progress();
+
+    @Override
+    void close();
+}
