@@ -198,8 +198,8 @@ public final class Controller implements AutoCloseable {
         synchronized (this) {
             all.remove(c);
             if (!closed && protocolError) {
-                console.message("warning: closing the control connection of rank " + c.rank
-                        + " from " + peer + ": " + end);
+                console.message("warning: closing the control connection of "
+                        + (c.rank < 0 ? "an unregistered peer" : "rank " + c.rank) + " from " + peer + ": " + end);
             } else if (!closed) {
                 console.log("control connection of rank " + c.rank + " ended: " + end);
             }

@@ -57,13 +57,29 @@ public final class RankMain {
                 main.invoke(target);
             }
         } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            trimLauncherFrames(cause);
             System.err.print("Exception in thread \"" + Thread.currentThread().getName() + "\" ");
-            e.getCause().printStackTrace();
+            cause.printStackTrace();
             System.err.flush();
             System.exit(1);
         } catch (ReflectiveOperationException e) {
             System.err.println("ftmpi: cannot run " + args[0] + ".main: " + e);
             System.exit(1);
+        }
+    }
+
+    /** Drops the reflective frames below the user's main, so the trace reads as with plain java. */
+    private static void trimLauncherFrames(Throwable t) {
+        StackTraceElement[] st = t.getStackTrace();
+        int end = st.length;
+        while (end > 0 && (st[end - 1].getClassName().equals(RankMain.class.getName())
+                || st[end - 1].getClassName().startsWith("jdk.internal.reflect.")
+                || st[end - 1].getClassName().equals("java.lang.reflect.Method"))) {
+            end--;
+        }
+        if (end > 0 && end < st.length) {
+            t.setStackTrace(Arrays.copyOf(st, end));
         }
     }
 
