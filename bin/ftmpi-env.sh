@@ -59,7 +59,7 @@ ftmpi_find_jdk() {
     local c
     if [ -n "${FTMPI_JAVA_HOME:-}" ]; then
         ftmpi_try_jdk "$FTMPI_JAVA_HOME" && return 0
-        ftmpi_die "ftmpirun: FTMPI_JAVA_HOME=$FTMPI_JAVA_HOME is not a JDK >= 25"
+        ftmpi_die "ftmpi: FTMPI_JAVA_HOME=$FTMPI_JAVA_HOME is not a JDK >= 25"
     fi
     if [ -n "${JAVA_HOME:-}" ]; then
         ftmpi_try_jdk "$JAVA_HOME" && return 0

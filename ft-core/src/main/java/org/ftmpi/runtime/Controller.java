@@ -221,6 +221,7 @@ public final class Controller implements AutoCloseable {
             case FrameType.ABORT_REQUEST -> {
                 requireRank(c, f);
                 ControlMessages.Abort a = ControlMessages.abort(f);
+                console.log("rank " + c.rank + " requested abort with code " + a.code());
                 events.abortRequested(c.rank, a.code(), a.reason());
             }
             default -> throw new IOException("unexpected frame " + FrameType.name(f.type()));

@@ -201,6 +201,8 @@ final class Job implements Controller.Events {
                     terminate(code);
                 }
             }
+        } catch (RuntimeException e) {
+            internalError(e);
         } finally {
             allExited.countDown();
         }
@@ -228,6 +230,13 @@ final class Job implements Controller.Events {
             controller.notifyAbort(1, message);
             terminate(1);
         }
+    }
+
+    /** A controller-internal error: report it and stop the job. */
+    void internalError(Throwable e) {
+        console.message("internal error: " + e + "; stopping all ranks");
+        e.printStackTrace();
+        terminate(1);
     }
 
     /** Stops every rank (SIGTERM, then SIGKILL after the grace time); the job ends with code. */

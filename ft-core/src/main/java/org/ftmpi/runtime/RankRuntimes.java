@@ -57,7 +57,11 @@ public final class RankRuntimes {
         JobInfo pre = ControlClient.preliminary(jobId, rank, size, procId, host, secret,
                 RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS)));
         try {
-            return new ControlClient(pre, ctl.substring(0, colon),
+            String ctlHost = ctl.substring(0, colon);
+            if (ctlHost.startsWith("[") && ctlHost.endsWith("]")) {
+                ctlHost = ctlHost.substring(1, ctlHost.length() - 1);
+            }
+            return new ControlClient(pre, ctlHost,
                     Integer.parseInt(ctl.substring(colon + 1)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
