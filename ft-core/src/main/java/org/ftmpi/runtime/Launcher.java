@@ -2,6 +2,7 @@ package org.ftmpi.runtime;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +64,7 @@ public final class Launcher {
         String user = spec.userClasspath();
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
+        cmd.addAll(defaultRankJvmOptions());
         cmd.addAll(spec.jvmOptions());
         String mainFromJar = null;
         if (spec.jar() != null) {
@@ -77,6 +79,26 @@ public final class Launcher {
             cmd.add(mainFromJar);
         }
         return cmd;
+    }
+
+    /** Lines of {@code $FTMPI_ROOT/conf/rank-jvm.options} (property ftmpi.root), if present. */
+    static List<String> defaultRankJvmOptions() throws IOException {
+        String root = System.getProperty("ftmpi.root");
+        if (root == null) {
+            return List.of();
+        }
+        Path f = Path.of(root, "conf", "rank-jvm.options");
+        if (!Files.isRegularFile(f)) {
+            return List.of();
+        }
+        List<String> opts = new ArrayList<>();
+        for (String line : Files.readAllLines(f)) {
+            String t = line.strip();
+            if (!t.isEmpty() && !t.startsWith("#")) {
+                opts.add(t);
+            }
+        }
+        return opts;
     }
 
     record JarApp(String mainClass, String classpath) {}
