@@ -65,10 +65,11 @@ ftmpi_find_jdk() {
         ftmpi_try_jdk "$JAVA_HOME" && return 0
     fi
     if [ -f "$HOME/.m2/toolchains.xml" ]; then
-        for c in $(sed -n 's:.*<jdkHome>[[:space:]]*\([^<]*[^<[:space:]]\)[[:space:]]*</jdkHome>.*:\1:p' \
-                "$HOME/.m2/toolchains.xml"); do
+        while IFS= read -r c; do
             ftmpi_try_jdk "$c" && return 0
-        done
+        done <<EOT
+$(sed -n 's:.*<jdkHome>[[:space:]]*\([^<]*[^<[:space:]]\)[[:space:]]*</jdkHome>.*:\1:p' "$HOME/.m2/toolchains.xml")
+EOT
     fi
     for c in /usr/lib/jvm/* /opt/java/* /opt/jdk* "$HOME"/.sdkman/candidates/java/* \
              /Library/Java/JavaVirtualMachines/*/Contents/Home; do

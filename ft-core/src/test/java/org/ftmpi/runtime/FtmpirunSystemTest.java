@@ -282,6 +282,39 @@ class FtmpirunSystemTest {
     }
 
     @Test
+    void executableJarRunsWithItsManifestMainClass(@TempDir Path tmp) throws Exception {
+        Path jar = tmp.resolve("probe.jar");
+        java.util.jar.Manifest mf = new java.util.jar.Manifest();
+        mf.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        mf.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, PROBE);
+        Path dir = Path.of(testClasses(), "org/ftmpi/runtime/testprog");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), mf);
+             var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                out.putNextEntry(new java.util.jar.JarEntry("org/ftmpi/runtime/testprog/" + f.getFileName()));
+                out.write(Files.readAllBytes(f));
+                out.closeEntry();
+            }
+        }
+        Result r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--tag-output", "java",
+                "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "hello"));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("[1] rank 1 finalized"), r.out());
+    }
+
+    @Test
+    void unbuiltTreeSaysHowToBuild(@TempDir Path tmp) throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        for (String f : List.of("ftmpirun", "ftmpi-env.sh")) {
+            Files.copy(root().resolve("bin").resolve(f), bin.resolve(f));
+        }
+        Result r = run(List.of(bin.resolve("ftmpirun").toString(), "-np", "1", "M"));
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("FT-MPI/J is not built yet: run `mvn -B package -DskipTests` in "
+                + tmp.toRealPath()), r.err());
+    }
+
+    @Test
     void mpijavacCompilesAgainstTheLibrary(@TempDir Path tmp) throws Exception {
         Path src = tmp.resolve("Uses.java");
         Files.writeString(src, "public class Uses { org.ftmpi.runtime.RankRuntime rt; }\n");
