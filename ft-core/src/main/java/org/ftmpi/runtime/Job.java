@@ -84,7 +84,11 @@ final class Job implements Controller.Events {
             try {
                 spawn(r, host);
             } catch (IOException e) {
-                console.message("cannot start rank " + r + ": " + e.getMessage());
+                synchronized (this) {
+                    if (!ending) {
+                        console.message("cannot start rank " + r + ": " + e.getMessage());
+                    }
+                }
                 terminate(1);
                 for (int k = r; k < n; k++) {
                     allExited.countDown();

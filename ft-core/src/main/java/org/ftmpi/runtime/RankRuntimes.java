@@ -14,7 +14,10 @@ public final class RankRuntimes {
     private RankRuntimes() {}
 
     /**
-     * The control client when this process was started by ftmpirun (environment variable
+     * Call once per process (the engine's MPI.Init does): under ftmpirun each call opens a new
+     * control connection, and a rank may register only once.
+     *
+     * <p>The control client when this process was started by ftmpirun (environment variable
      * {@value RuntimeEnv#RANK} present), otherwise a singleton runtime (size 1, rank 0).
      *
      * @throws UncheckedIOException  if the job controller cannot be reached or authenticated

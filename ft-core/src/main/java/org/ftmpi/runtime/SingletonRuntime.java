@@ -12,7 +12,7 @@ final class SingletonRuntime implements RankRuntime {
 
     SingletonRuntime(long jobId, byte[] secret, String host) {
         info = new JobInfo(jobId, 0, 1, new long[] {1}, new String[] {host}, List.of(Map.of()),
-                secret, Map.of());
+                secret, Map.of("comm-mode", LauncherOptions.COMM_MODE_ABORT));
     }
 
     @Override
