@@ -1,0 +1,340 @@
+package org.ftmpi.runtime;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.ftmpi.runtime.wire.Auth;
+import org.ftmpi.runtime.wire.Frame;
+import org.ftmpi.runtime.wire.FrameCodec;
+import org.ftmpi.runtime.wire.FrameType;
+
+/**
+ * The job controller's network side: accepts and authenticates the ranks' control connections,
+ * runs the endpoint exchange and the finalize barrier, and sends failure and abort notices.
+ * Process watching and killing belong to {@link Job}.
+ *
+ * <p><b>Note:</b> thread-safe. One accept thread ({@code ftmpirun-accept}) and one reader
+ * thread per connection ({@code ftmpirun-conn}); job state is guarded by {@code this}.
+ */
+public final class Controller implements AutoCloseable {
+    private static final int AUTH_TIMEOUT_MS = 5_000;
+
+    /** What the controller reports to the job. Called on controller threads. */
+    public interface Events {
+        /** A rank called MPI_Abort. */
+        void abortRequested(int rank, int code, String reason);
+
+        /** The endpoint exchange can never complete (a rank exited without registering). */
+        void exchangeImpossible(String message);
+    }
+
+    private final int size;
+    private final long[] procIds;
+    private final byte[] secret;
+    private final LauncherConsole console;
+    private final Events events;
+    private final ServerSocket server;
+    private final Conn[] conns;
+    private final ControlMessages.Register[] regs;
+    private final boolean[] finalized;
+    private final boolean[] released;
+    private final boolean[] exited;
+    private final List<Conn> all = new ArrayList<>();
+    private int registered;
+    private boolean tableSent;
+    private boolean exitedUnregistered;
+    private boolean closed;
+
+    public Controller(int size, long[] procIds, byte[] secret, InetAddress bind,
+                      LauncherConsole console, Events events) throws IOException {
+        this.size = size;
+        this.procIds = procIds.clone();
+        this.secret = secret.clone();
+        this.console = console;
+        this.events = events;
+        this.conns = new Conn[size];
+        this.regs = new ControlMessages.Register[size];
+        this.finalized = new boolean[size];
+        this.released = new boolean[size];
+        this.exited = new boolean[size];
+        server = new ServerSocket();
+        server.bind(new InetSocketAddress(bind, 0), Math.max(50, size));
+        Thread t = new Thread(this::acceptLoop, "ftmpirun-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** {@code host:port} for {@link RuntimeEnv#CONTROLLER}. */
+    public String address() {
+        String h = server.getInetAddress().getHostAddress();
+        return (h.contains(":") ? "[" + h + "]" : h) + ":" + server.getLocalPort();
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    public synchronized boolean isRegistered(int rank) {
+        return regs[rank] != null;
+    }
+
+    public synchronized boolean hasFinalized(int rank) {
+        return finalized[rank];
+    }
+
+    /** The job tells the controller that a rank's process ended. */
+    public void rankExited(int rank) {
+        String impossible = null;
+        synchronized (this) {
+            exited[rank] = true;
+            if (regs[rank] == null) {
+                exitedUnregistered = true;
+                impossible = exchangeImpossible(rank);
+            }
+            checkFinalizeBarrier();
+        }
+        if (impossible != null) {
+            events.exchangeImpossible(impossible);
+        }
+    }
+
+    /** Sends PROCESS_FAILED to every connected rank but the failed one. */
+    public synchronized void notifyFailure(int rank, long procId, String how) {
+        Frame f = ControlMessages.failed(new ControlMessages.Failed(rank, procId, how));
+        for (Conn c : all) {
+            if (c.rank != rank) {
+                c.trySend(f);
+            }
+        }
+    }
+
+    /** Sends ABORT to every connected rank. */
+    public synchronized void notifyAbort(int code, String reason) {
+        Frame f = ControlMessages.abort(FrameType.ABORT, new ControlMessages.Abort(code, reason));
+        for (Conn c : all) {
+            c.trySend(f);
+        }
+    }
+
+    @Override
+    public void close() {
+        List<Conn> toClose;
+        synchronized (this) {
+            closed = true;
+            toClose = List.copyOf(all);
+        }
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Conn c : toClose) {
+            c.close();
+        }
+    }
+
+    private void acceptLoop() {
+        while (true) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                if (!server.isClosed()) {
+                    console.message("warning: control listener failed: " + e.getMessage());
+                }
+                return;
+            }
+            Thread t = new Thread(() -> serve(s), "ftmpirun-conn");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void serve(Socket s) {
+        String peer = String.valueOf(s.getRemoteSocketAddress());
+        Conn c;
+        try {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(AUTH_TIMEOUT_MS);
+            c = new Conn(s);
+            Auth.server(c.in, c.out, secret);
+            s.setSoTimeout(0);
+        } catch (IOException e) {
+            console.message("warning: rejected control connection from " + peer + ": " + e.getMessage());
+            closeQuietly(s);
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                closeQuietly(s);
+                return;
+            }
+            all.add(c);
+        }
+        console.log("authenticated control connection from " + peer);
+        String end = "closed by the rank";
+        boolean protocolError = false;
+        try {
+            Frame f;
+            while ((f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD)) != null) {
+                handle(c, f);
+            }
+        } catch (SocketException e) {
+            end = e.getMessage();
+        } catch (IOException e) {
+            end = e.getMessage();
+            protocolError = true;
+        }
+        synchronized (this) {
+            all.remove(c);
+            if (!closed && protocolError) {
+                console.message("warning: closing the control connection of "
+                        + (c.rank < 0 ? "an unregistered peer" : "rank " + c.rank) + " from " + peer + ": " + end);
+            } else if (!closed) {
+                console.log("control connection of rank " + c.rank + " ended: " + end);
+            }
+        }
+        c.close();
+    }
+
+    private void handle(Conn c, Frame f) throws IOException {
+        switch (f.type()) {
+            case FrameType.REGISTER -> register(c, ControlMessages.register(f));
+            case FrameType.FINALIZE -> {
+                requireRank(c, f);
+                synchronized (this) {
+                    finalized[c.rank] = true;
+                    console.log("rank " + c.rank + " reached MPI_Finalize");
+                    checkFinalizeBarrier();
+                }
+            }
+            case FrameType.ABORT_REQUEST -> {
+                requireRank(c, f);
+                ControlMessages.Abort a = ControlMessages.abort(f);
+                console.log("rank " + c.rank + " requested abort with code " + a.code());
+                events.abortRequested(c.rank, a.code(), a.reason());
+            }
+            default -> throw new IOException("unexpected frame " + FrameType.name(f.type()));
+        }
+    }
+
+    private static void requireRank(Conn c, Frame f) throws IOException {
+        if (c.rank < 0) {
+            throw new IOException(FrameType.name(f.type()) + " before REGISTER");
+        }
+    }
+
+    /** Events are raised outside the lock: the job calls into the controller under its own. */
+    private void register(Conn c, ControlMessages.Register r) throws IOException {
+        String impossible = registerLocked(c, r);
+        if (impossible != null) {
+            events.exchangeImpossible(impossible);
+        }
+    }
+
+    private synchronized String registerLocked(Conn c, ControlMessages.Register r) throws IOException {
+        if (c.rank >= 0) {
+            throw new IOException("rank " + c.rank + " registered twice");
+        }
+        if (r.rank() < 0 || r.rank() >= size) {
+            throw new IOException("REGISTER for rank " + r.rank() + " of a job of " + size);
+        }
+        if (r.procId() != procIds[r.rank()] || regs[r.rank()] != null || exited[r.rank()]) {
+            throw new IOException("unexpected REGISTER for rank " + r.rank() + " (procId " + r.procId() + ")");
+        }
+        c.rank = r.rank();
+        conns[r.rank()] = c;
+        regs[r.rank()] = r;
+        registered++;
+        console.log("rank " + r.rank() + " registered (procId " + r.procId() + ", host " + r.host()
+                + ", transports " + r.endpoints().keySet() + ")");
+        String impossible = exchangeImpossible(r.rank());
+        if (registered == size && !tableSent) {
+            tableSent = true;
+            List<ControlMessages.Entry> rows = new ArrayList<>(size);
+            for (ControlMessages.Register g : regs) {
+                rows.add(new ControlMessages.Entry(g.procId(), g.host(), g.endpoints()));
+            }
+            Frame table = ControlMessages.table(rows);
+            for (Conn x : conns) {
+                x.trySend(table);
+            }
+            console.log("endpoint exchange complete: sent the table of " + size + " ranks");
+        }
+        return impossible;
+    }
+
+    /** A message when the exchange can never complete, else null. */
+    private String exchangeImpossible(int rank) {
+        if (exitedUnregistered && registered > 0 && !tableSent && !closed) {
+            return "rank " + rank + (regs[rank] == null ? " exited without calling MPI_Init"
+                    : " waits in the endpoint exchange but a rank exited without calling MPI_Init")
+                    + "; the exchange cannot complete";
+        }
+        return null;
+    }
+
+    private void checkFinalizeBarrier() {
+        for (int i = 0; i < size; i++) {
+            if (!finalized[i] && !exited[i]) {
+                return;
+            }
+        }
+        Frame done = Frame.of(FrameType.FINALIZE_DONE);
+        for (int i = 0; i < size; i++) {
+            if (finalized[i] && !released[i] && conns[i] != null) {
+                released[i] = true;
+                conns[i].trySend(done);
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    /** One authenticated control connection. */
+    private final class Conn {
+        final Socket socket;
+        final DataInputStream in;
+        final DataOutputStream out;
+        volatile int rank = -1;
+
+        Conn(Socket s) throws IOException {
+            socket = s;
+            in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+        }
+
+        void trySend(Frame f) {
+            synchronized (out) {
+                try {
+                    FrameCodec.write(out, f);
+                } catch (SocketException e) {
+                    // the rank is gone; its death is reported through its process
+                } catch (IOException e) {
+                    console.log("cannot send " + FrameType.name(f.type()) + " to rank " + rank + ": "
+                            + e.getMessage());
+                }
+            }
+        }
+
+        void close() {
+            closeQuietly(socket);
+        }
+    }
+}

@@ -1,0 +1,311 @@
+package org.ftmpi.runtime;
+
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One ftmpirun job: spawns the rank JVMs, feeds them the secret, forwards their output, watches
+ * their exits, aborts and kills. Exit status rules in {@link LauncherOptions#HELP}.
+ *
+ * <p><b>Note:</b> thread-safe; job state is guarded by {@code this}. Exit callbacks run on
+ * the JDK's process-reaper completion threads, timers on {@code ftmpirun-timer}.
+ */
+final class Job implements Controller.Events {
+    /** Time between SIGTERM and SIGKILL when stopping ranks. */
+    static final long KILL_GRACE_MS = 300;
+    static final int TIMEOUT_EXIT = 124;
+
+    private final LaunchSpec spec;
+    private final List<String> rankCommand;
+    private final LauncherConsole console;
+    private final int n;
+    private final long jobId;
+    private final byte[] secret = new byte[SecretLine.SECRET_BYTES];
+    private final long[] procIds;
+    private final Process[] procs;
+    private final List<ProcessHandle> killList = new ArrayList<>();
+    private final List<Thread> forwarders = new ArrayList<>();
+    private final CountDownLatch allExited;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ftmpirun-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private Controller controller;
+    private boolean ending;
+    private Integer forcedCode;
+    private int firstNonZero;
+    private volatile boolean finished;
+
+    /**
+     * @param rankCommand the command before the user's main class and arguments:
+     *                    {@code java [jvm-options] -cp CP org.ftmpi.runtime.RankMain}
+     */
+    Job(LaunchSpec spec, List<String> rankCommand, LauncherConsole console) {
+        this.spec = spec;
+        this.rankCommand = List.copyOf(rankCommand);
+        this.console = console;
+        this.n = spec.np();
+        SecureRandom rnd = new SecureRandom();
+        rnd.nextBytes(secret);
+        jobId = rnd.nextLong() & Long.MAX_VALUE;
+        procIds = new long[n];
+        for (int i = 0; i < n; i++) {
+            procIds[i] = i + 1L; // never reused: replacements continue the counter
+        }
+        procs = new Process[n];
+        allExited = new CountDownLatch(n);
+    }
+
+    /** Runs the job to its end and returns the launcher's exit status. */
+    int run() throws IOException, InterruptedException {
+        controller = new Controller(n, procIds, secret, InetAddress.getByName(spec.bindAddress()),
+                console, this);
+        Thread hook = new Thread(this::onShutdown, "ftmpirun-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()
+                + ", " + n + " ranks");
+        String host = hostName();
+        for (int r = 0; r < n; r++) {
+            try {
+                spawn(r, host);
+            } catch (IOException e) {
+                synchronized (this) {
+                    if (!ending) {
+                        console.message("cannot start rank " + r + ": " + e.getMessage());
+                    }
+                }
+                terminate(1);
+                for (int k = r; k < n; k++) {
+                    allExited.countDown();
+                }
+                break;
+            }
+        }
+        if (spec.timeoutSeconds() > 0) {
+            timer.schedule(() -> {
+                console.message("job timed out after " + spec.timeoutSeconds() + " s; stopping all ranks");
+                terminate(TIMEOUT_EXIT);
+            }, spec.timeoutSeconds(), TimeUnit.SECONDS);
+        }
+        allExited.await();
+        for (Thread t : forwarders) {
+            t.join(2_000);
+        }
+        controller.close();
+        int code;
+        synchronized (this) {
+            code = forcedCode != null ? forcedCode : firstNonZero;
+            finished = true;
+        }
+        return code;
+    }
+
+    private void spawn(int rank, String host) throws IOException {
+        List<String> cmd = new ArrayList<>(rankCommand);
+        if (spec.mainClass() != null) {
+            cmd.add(spec.mainClass());
+        }
+        cmd.addAll(spec.programArgs());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Map<String, String> env = pb.environment();
+        for (String k : List.of(RuntimeEnv.RANK, RuntimeEnv.SIZE, RuntimeEnv.JOB_ID, RuntimeEnv.PROC_ID,
+                RuntimeEnv.CONTROLLER, RuntimeEnv.HOST, RuntimeEnv.OPTIONS)) {
+            env.remove(k);
+        }
+        env.putAll(spec.exportEnv());
+        env.put(RuntimeEnv.RANK, Integer.toString(rank));
+        env.put(RuntimeEnv.SIZE, Integer.toString(n));
+        env.put(RuntimeEnv.JOB_ID, HexFormat.of().toHexDigits(jobId));
+        env.put(RuntimeEnv.PROC_ID, Long.toString(procIds[rank]));
+        env.put(RuntimeEnv.CONTROLLER, controller.address());
+        env.put(RuntimeEnv.HOST, host);
+        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(spec.options()));
+        Process p;
+        synchronized (this) {
+            if (ending) {
+                throw new IOException("the job is being stopped");
+            }
+            p = pb.start();
+            procs[rank] = p;
+            killList.add(p.toHandle());
+        }
+        console.log("started rank " + rank + " as pid " + p.pid());
+        forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, rank, spec.tagOutput()));
+        forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, rank, spec.tagOutput()));
+        p.onExit().thenAccept(x -> rankExited(rank, x));
+        OutputStream stdin = p.getOutputStream();
+        try {
+            stdin.write(SecretLine.format(secret));
+            stdin.flush();
+            if (rank != 0) {
+                stdin.close();
+            } else {
+                pumpStdin(stdin);
+            }
+        } catch (IOException e) {
+            // the rank died at once; its exit is reported by onExit
+        }
+    }
+
+    private static void pumpStdin(OutputStream to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[8192];
+            try (InputStream in = new FileInputStream(FileDescriptor.in); to) {
+                int k;
+                while ((k = in.read(buf)) >= 0) {
+                    to.write(buf, 0, k);
+                    to.flush();
+                }
+            } catch (IOException ignored) {
+                // rank 0 exited or our stdin failed: stop forwarding
+            }
+        }, "ftmpirun-stdin");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void rankExited(int rank, Process p) {
+        int status = p.exitValue();
+        try {
+            controller.rankExited(rank);
+            synchronized (this) {
+                console.log("rank " + rank + " (pid " + p.pid() + ") " + ExitStatus.describe(status));
+                if (ending) {
+                    return;
+                }
+                if (status != 0 && firstNonZero == 0) {
+                    firstNonZero = status;
+                }
+                boolean failed = !controller.hasFinalized(rank)
+                        && (status != 0 || controller.isRegistered(rank));
+                if (failed) {
+                    String how = ExitStatus.describe(status)
+                            + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
+                    console.message("rank " + rank + " (pid " + p.pid() + ") "
+                            + (ExitStatus.isSignal(status) ? "was " : "") + how
+                            + "; aborting the job (comm-mode abort)");
+                    int code = status != 0 ? status : 1;
+                    controller.notifyFailure(rank, procIds[rank], how);
+                    controller.notifyAbort(code, "rank " + rank + " " + how);
+                    terminate(code);
+                }
+            }
+        } catch (RuntimeException e) {
+            internalError(e);
+        } finally {
+            allExited.countDown();
+        }
+    }
+
+    @Override
+    public void abortRequested(int rank, int code, String reason) {
+        synchronized (this) {
+            if (ending) {
+                return;
+            }
+            console.message("rank " + rank + " called MPI_Abort with code " + code + ": " + reason);
+            controller.notifyAbort(code, "rank " + rank + " called MPI_Abort: " + reason);
+            terminate(code);
+        }
+    }
+
+    @Override
+    public void exchangeImpossible(String message) {
+        synchronized (this) {
+            if (ending) {
+                return;
+            }
+            console.message(message + "; aborting the job");
+            controller.notifyAbort(1, message);
+            terminate(1);
+        }
+    }
+
+    /** A controller-internal error: report it and stop the job. */
+    void internalError(Throwable e) {
+        console.message("internal error: " + e + "; stopping all ranks");
+        e.printStackTrace();
+        terminate(1);
+    }
+
+    /** Stops every rank (SIGTERM, then SIGKILL after the grace time); the job ends with code. */
+    synchronized void terminate(int code) {
+        if (ending) {
+            return;
+        }
+        ending = true;
+        forcedCode = code;
+        List<ProcessHandle> targets = snapshotTree();
+        targets.forEach(ProcessHandle::destroy);
+        timer.schedule(() -> targets.forEach(ProcessHandle::destroyForcibly), KILL_GRACE_MS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** The rank processes and all their descendants that are alive now. */
+    private synchronized List<ProcessHandle> snapshotTree() {
+        List<ProcessHandle> out = new ArrayList<>();
+        for (ProcessHandle h : killList) {
+            h.descendants().forEach(out::add);
+            out.add(h);
+        }
+        out.removeIf(h -> !h.isAlive());
+        return out;
+    }
+
+    private void onShutdown() {
+        if (finished) {
+            return;
+        }
+        List<ProcessHandle> targets;
+        synchronized (this) {
+            ending = true;
+            targets = snapshotTree();
+        }
+        if (targets.isEmpty()) {
+            return;
+        }
+        console.message("terminated; stopping all ranks");
+        targets.forEach(ProcessHandle::destroy);
+        waitGone(targets, KILL_GRACE_MS);
+        targets.forEach(ProcessHandle::destroyForcibly);
+        waitGone(targets, 1_000);
+    }
+
+    private static void waitGone(List<ProcessHandle> targets, long ms) {
+        long end = System.nanoTime() + ms * 1_000_000;
+        for (ProcessHandle h : targets) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            try {
+                h.onExit().get(left, TimeUnit.NANOSECONDS);
+            } catch (Exception ignored) {
+                // timed out or interrupted: the caller escalates
+            }
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package org.ftmpi.runtime;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Parses the ftmpirun command line into a {@link LaunchSpec}. Stateless. */
+public final class LauncherOptions {
+    /** Short-form aliases for main classes. */
+    public static final Map<String, String> ALIASES = Map.of("bench", "org.ftmpi.bench.Main");
+    /** The only communicator mode implemented so far. */
+    public static final String COMM_MODE_ABORT = "abort";
+    private static final Set<String> LATER_MODES = Set.of("blank", "shrink", "rebuild", "reset", "cont");
+    /** JVM options that take the next token as their value. */
+    private static final Set<String> JVM_TWO_TOKEN = Set.of("--add-modules", "--add-opens",
+            "--add-exports", "--add-reads", "--module-path", "-p", "--upgrade-module-path",
+            "--limit-modules", "--enable-native-access", "--patch-module", "--source");
+
+    public static final String HELP = """
+            Usage: ftmpirun -np N [options] java [jvm-options] MainClass [args...]
+                   ftmpirun -np N [options] java [jvm-options] -jar app.jar [args...]
+                   ftmpirun -np N [options] MainClass [args...]
+
+            Starts N rank JVMs of an FT-MPI/J job on this machine and runs a job controller
+            that exchanges their endpoints, forwards their output and watches them.
+
+            Options:
+              -np N, -n N           number of ranks (required)
+              -cp PATH, --classpath PATH
+                                    user class path (default: $CLASSPATH, else "."); also
+                                    honoured as -cp/-classpath/--class-path after "java"
+              --tag-output          prefix every output line with "[rank] "
+              --comm-mode MODE      communicator failure mode; only "abort" is available yet
+                                    (a rank dying before MPI_Finalize aborts the job)
+              --tcp-bind ADDR       address for the controller and TCP transport
+                                    (default 127.0.0.1; job option tcp-bind)
+              --transports LIST     comma-separated transports to use (job option transports)
+              --opt KEY=VALUE       pass a job option to every rank (repeatable)
+              --mca KEY VALUE       same as --opt KEY=VALUE
+              -x VAR, -x VAR=VALUE  export VAR (from this environment, or with VALUE) to ranks
+              --timeout SECONDS     abort the job after SECONDS; exit status 124
+              --verbose, -v         controller logs to stderr
+              --version             print the library version and exit
+              -h, --help            print this help and exit
+
+            Short-form aliases: bench = org.ftmpi.bench.Main
+
+            Exit status: 0 when every rank exited 0 after MPI_Finalize; otherwise the status of
+            the first rank that failed (128+s for a rank killed by signal s), the code given to
+            MPI_Abort, 124 on --timeout, 130/143 on SIGINT/SIGTERM, 2 on a usage error, 1 on a
+            launcher error.
+            """;
+
+    private LauncherOptions() {}
+
+    public static LaunchSpec parse(String[] args, Map<String, String> env) throws UsageException {
+        int np = -1;
+        List<String> cp = new ArrayList<>();
+        boolean tag = false;
+        boolean verbose = false;
+        boolean help = false;
+        boolean version = false;
+        String bind = null;
+        long timeout = 0;
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("comm-mode", COMM_MODE_ABORT);
+        Map<String, String> export = new LinkedHashMap<>();
+        List<String> jvm = new ArrayList<>();
+        String main = null;
+        String jar = null;
+        List<String> progArgs = new ArrayList<>();
+
+        int i = 0;
+        while (i < args.length) {
+            String a = args[i];
+            if (a.equals("java")) {
+                String[] mainOrJar = parseJava(args, i + 1, jvm, cp, progArgs);
+                main = mainOrJar[0];
+                jar = mainOrJar[1];
+                break;
+            }
+            if (!a.startsWith("-")) {
+                main = ALIASES.getOrDefault(a, a);
+                progArgs.addAll(List.of(args).subList(i + 1, args.length));
+                break;
+            }
+            String name = a;
+            String inline = null;
+            if (a.startsWith("--") && a.indexOf('=') > 0) {
+                name = a.substring(0, a.indexOf('='));
+                inline = a.substring(a.indexOf('=') + 1);
+            }
+            i++;
+            switch (name) {
+                case "-np", "-n", "--np", "--n" -> {
+                    String v = inline != null ? inline : value(args, i++, name);
+                    np = positiveInt(name, v);
+                }
+                case "-cp", "--classpath", "-classpath", "--class-path" ->
+                        cp.add(inline != null ? inline : value(args, i++, name));
+                case "--tag-output", "-tag-output" -> tag = true;
+                case "--comm-mode" -> {
+                    String v = (inline != null ? inline : value(args, i++, name)).toLowerCase();
+                    if (!v.equals(COMM_MODE_ABORT)) {
+                        throw new UsageException("--comm-mode " + v + " is not available yet"
+                                + (LATER_MODES.contains(v) ? "" : " (unknown mode)")
+                                + "; only 'abort' is implemented in this version");
+                    }
+                    options.put("comm-mode", v);
+                }
+                case "--tcp-bind" -> {
+                    bind = inline != null ? inline : value(args, i++, name);
+                    options.put("tcp-bind", bind);
+                }
+                case "--transports" -> options.put("transports", inline != null ? inline : value(args, i++, name));
+                case "--opt" -> {
+                    String kv = inline != null ? inline : value(args, i++, name);
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw new UsageException("--opt expects KEY=VALUE, got '" + kv + "'");
+                    }
+                    options.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+                case "--mca", "-mca" -> {
+                    String k = value(args, i++, name);
+                    options.put(k, value(args, i++, name + " " + k));
+                }
+                case "-x" -> {
+                    String v = value(args, i++, name);
+                    int eq = v.indexOf('=');
+                    if (eq == 0) {
+                        throw new UsageException("-x expects VAR or VAR=VALUE, got '" + v + "'");
+                    }
+                    if (eq > 0) {
+                        export.put(v.substring(0, eq), v.substring(eq + 1));
+                    } else if (env.get(v) != null) {
+                        export.put(v, env.get(v));
+                    }
+                }
+                case "--timeout", "-timeout" -> timeout = positiveInt(name, inline != null ? inline : value(args, i++, name));
+                case "--verbose", "-v" -> verbose = true;
+                case "--help", "-h", "-help" -> help = true;
+                case "--version", "-V" -> version = true;
+                default -> throw new UsageException("unknown option '" + a + "' (see ftmpirun --help)");
+            }
+            if (inline != null && (name.equals("--tag-output") || name.equals("--verbose")
+                    || name.equals("--help") || name.equals("--version"))) {
+                throw new UsageException("option " + name + " takes no value");
+            }
+        }
+        if (help || version) {
+            return new LaunchSpec(Math.max(np, 0), jvm, ".", main, jar, progArgs, tag, verbose,
+                    "127.0.0.1", timeout, options, export, help, version);
+        }
+        if (np < 0) {
+            throw new UsageException("missing -np N (number of ranks)");
+        }
+        if (main == null && jar == null) {
+            throw new UsageException("missing the main class to run");
+        }
+        String classpath = cp.isEmpty() ? defaultClasspath(env) : String.join(File.pathSeparator, cp);
+        return new LaunchSpec(np, List.copyOf(jvm), classpath, main, jar, List.copyOf(progArgs), tag,
+                verbose, bind == null ? "127.0.0.1" : bind, timeout, Map.copyOf(options),
+                Map.copyOf(export), false, false);
+    }
+
+    /** Parses the tokens after "java"; returns {main class or null, jar or null}. */
+    private static String[] parseJava(String[] args, int j, List<String> jvm, List<String> cp,
+                                              List<String> progArgs) throws UsageException {
+        String main = null;
+        String jar = null;
+        while (j < args.length) {
+            String t = args[j];
+            if (t.equals("-cp") || t.equals("-classpath") || t.equals("--class-path")) {
+                cp.add(value(args, j + 1, t));
+                j += 2;
+            } else if (t.startsWith("--class-path=")) {
+                cp.add(t.substring("--class-path=".length()));
+                j++;
+            } else if (t.equals("-jar")) {
+                jar = value(args, j + 1, t);
+                progArgs.addAll(List.of(args).subList(j + 2, args.length));
+                break;
+            } else if (t.equals("-m") || t.equals("--module") || t.startsWith("--module=")) {
+                throw new UsageException("java " + t + " (module launch) is not supported by ftmpirun;"
+                        + " use -cp PATH MainClass");
+            } else if (JVM_TWO_TOKEN.contains(t)) {
+                jvm.add(t);
+                jvm.add(value(args, j + 1, t));
+                j += 2;
+            } else if (t.startsWith("-")) {
+                jvm.add(t);
+                j++;
+            } else {
+                main = t;
+                progArgs.addAll(List.of(args).subList(j + 1, args.length));
+                break;
+            }
+        }
+        if (main == null && jar == null) {
+            throw new UsageException("missing the main class (or -jar FILE) after 'java'");
+        }
+        return new String[] {main, jar};
+    }
+
+    private static String value(String[] args, int i, String option) throws UsageException {
+        if (i >= args.length) {
+            throw new UsageException("option " + option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int positiveInt(String option, String v) throws UsageException {
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new UsageException("option " + option + " needs a positive integer, got '" + v + "'");
+    }
+
+    static String defaultClasspath(Map<String, String> env) {
+        String c = env.get("CLASSPATH");
+        return c == null || c.isEmpty() ? "." : c;
+    }
+}

@@ -1,0 +1,47 @@
+package org.ftmpi.runtime.wire;
+
+/** Control frame types (the type byte). See docs/launcher.md for the payload layouts. */
+public final class FrameType {
+    /** Client to controller: client nonce (32 bytes). */
+    public static final int AUTH_HELLO = 1;
+    /** Controller to client: controller nonce (32 bytes), controller proof (32 bytes). */
+    public static final int AUTH_CHALLENGE = 2;
+    /** Client to controller: client proof (32 bytes). */
+    public static final int AUTH_RESPONSE = 3;
+    /** Controller to client: authentication accepted (empty). */
+    public static final int AUTH_OK = 4;
+
+    /** Rank to controller: rank, procId, host, endpoints. */
+    public static final int REGISTER = 10;
+    /** Controller to rank: the complete endpoint table. */
+    public static final int TABLE = 11;
+    /** Rank to controller: reached MPI.Finalize (empty). */
+    public static final int FINALIZE = 12;
+    /** Controller to rank: every live rank reached MPI.Finalize (empty). */
+    public static final int FINALIZE_DONE = 13;
+    /** Rank to controller: abort the job (exit code, reason). */
+    public static final int ABORT_REQUEST = 14;
+    /** Controller to rank: a process died (rank, procId, how). */
+    public static final int PROCESS_FAILED = 15;
+    /** Controller to rank: the job is being aborted (exit code, reason). */
+    public static final int ABORT = 16;
+
+    private FrameType() {}
+
+    public static String name(int type) {
+        return switch (type) {
+            case AUTH_HELLO -> "AUTH_HELLO";
+            case AUTH_CHALLENGE -> "AUTH_CHALLENGE";
+            case AUTH_RESPONSE -> "AUTH_RESPONSE";
+            case AUTH_OK -> "AUTH_OK";
+            case REGISTER -> "REGISTER";
+            case TABLE -> "TABLE";
+            case FINALIZE -> "FINALIZE";
+            case FINALIZE_DONE -> "FINALIZE_DONE";
+            case ABORT_REQUEST -> "ABORT_REQUEST";
+            case PROCESS_FAILED -> "PROCESS_FAILED";
+            case ABORT -> "ABORT";
+            default -> "type " + type;
+        };
+    }
+}

@@ -1,0 +1,234 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.ftmpi.runtime.wire.Auth;
+import org.ftmpi.runtime.wire.AuthException;
+import org.ftmpi.runtime.wire.FrameCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The controller and control clients in one JVM, without processes. */
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class ControllerTest {
+    private static final int N = 3;
+    private final byte[] secret = new byte[32];
+    private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+    private Controller controller;
+    private final List<ControlClient> clients = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        Arrays.fill(secret, (byte) 7);
+        controller = new Controller(N, new long[] {11, 12, 13}, secret, InetAddress.getLoopbackAddress(),
+                new LauncherConsole(false), new Controller.Events() {
+                    @Override
+                    public void abortRequested(int rank, int code, String reason) {
+                        events.add("abort " + rank + " " + code + " " + reason);
+                    }
+
+                    @Override
+                    public void exchangeImpossible(String message) {
+                        events.add("impossible " + message);
+                    }
+                });
+    }
+
+    @AfterEach
+    void stop() {
+        clients.forEach(ControlClient::close);
+        controller.close();
+    }
+
+    private ControlClient client(int rank) throws IOException {
+        JobInfo pre = ControlClient.preliminary(42, rank, N, 11 + rank, "host" + rank, secret, Map.of("k", "v"));
+        ControlClient c = new ControlClient(pre, "127.0.0.1", controller.port());
+        clients.add(c);
+        return c;
+    }
+
+    private static CompletableFuture<JobInfo> exchangeAsync(ControlClient c, String ep) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return c.exchange(Map.of("tcp", ep.getBytes(StandardCharsets.UTF_8)));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private static CompletableFuture<Void> finalizeAsync(ControlClient c) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                c.finalizeBarrier();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private List<ControlClient> exchangeAll() throws Exception {
+        List<ControlClient> cs = new ArrayList<>();
+        List<CompletableFuture<JobInfo>> fs = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            cs.add(client(r));
+            fs.add(exchangeAsync(cs.get(r), "ep" + r));
+        }
+        for (int r = 0; r < N; r++) {
+            JobInfo info = fs.get(r).get(10, TimeUnit.SECONDS);
+            assertEquals(r, info.rank());
+            assertEquals(N, info.size());
+            assertEquals(42, info.jobId());
+            assertArrayEquals(new long[] {11, 12, 13}, info.procIds());
+            assertArrayEquals(new String[] {"host0", "host1", "host2"}, info.hosts());
+            for (int p = 0; p < N; p++) {
+                assertArrayEquals(("ep" + p).getBytes(StandardCharsets.UTF_8), info.endpoints().get(p).get("tcp"));
+            }
+            assertEquals("v", info.option("k", null));
+        }
+        return cs;
+    }
+
+    @Test
+    void exchangeThenFinalizeBarrierWaitsForEveryLiveRank() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        CompletableFuture<Void> f0 = finalizeAsync(cs.get(0));
+        CompletableFuture<Void> f1 = finalizeAsync(cs.get(1));
+        Thread.sleep(200);
+        assertFalse(f0.isDone() || f1.isDone(), "barrier released before rank 2 arrived");
+        controller.rankExited(2); // rank 2 died after the exchange: the barrier counts live ranks
+        f0.get(5, TimeUnit.SECONDS);
+        f1.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void noticesReachTheListenerOnTheControlThread() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+        cs.get(0).setListener(new ControlListener() {
+            @Override
+            public void processFailed(int rank, long procId, String how) {
+                seen.add(Thread.currentThread().getName() + " failed " + rank + " " + procId + " " + how);
+            }
+
+            @Override
+            public void abort(int exitCode, String reason) {
+                seen.add(Thread.currentThread().getName() + " abort " + exitCode + " " + reason);
+            }
+        });
+        controller.notifyFailure(2, 13, "killed by signal 9 (SIGKILL)");
+        controller.notifyAbort(137, "rank 2 died");
+        assertEquals("ftmpi-control failed 2 13 killed by signal 9 (SIGKILL)", seen.poll(5, TimeUnit.SECONDS));
+        assertEquals("ftmpi-control abort 137 rank 2 died", seen.poll(5, TimeUnit.SECONDS));
+        assertTrue(cs.get(0).preliminaryInfo().secret().length == 32);
+    }
+
+    @Test
+    void abortRequestReachesTheJob() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        cs.get(1).abort(5, "bad input");
+        assertEquals("abort 1 5 bad input", events.poll(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void rankExitingWithoutRegisteringMakesTheExchangeImpossible() throws Exception {
+        exchangeAsync(client(0), "ep0");
+        controller.rankExited(1);
+        String e = events.poll(5, TimeUnit.SECONDS);
+        assertNotNull(e);
+        assertTrue(e.startsWith("impossible "), e);
+    }
+
+    @Test
+    void wrongSecretIsRejectedAndTheConnectionClosed() throws Exception {
+        byte[] wrong = secret.clone();
+        wrong[0] ^= 1;
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), controller.port())) {
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            assertThrows(AuthException.class, () -> Auth.client(in, out, wrong));
+        }
+        JobInfo pre = ControlClient.preliminary(42, 0, N, 11, "h", wrong, Map.of());
+        assertThrows(IOException.class, () -> new ControlClient(pre, "127.0.0.1", controller.port()));
+    }
+
+    @Test
+    void clientThatNeverAuthenticatesCannotRegister() throws Exception {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), controller.port())) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            FrameCodec.write(out, ControlMessages.register(new ControlMessages.Register(0, 11, "h", Map.of())));
+            s.setSoTimeout(5_000);
+            assertEquals(-1, s.getInputStream().read(), "controller must close the connection");
+        }
+    }
+
+    @Test
+    void badFrameAfterAuthenticationClosesTheConnection() throws Exception {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), controller.port())) {
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            Auth.client(in, out, secret);
+            out.write(new byte[] {0, 0, 0, 2, 99, 10}); // wire version 99
+            out.flush();
+            s.setSoTimeout(5_000);
+            assertEquals(-1, in.read(), "controller must close the connection");
+        }
+    }
+
+    @Test
+    void clientKeepsRunningWhenTheControllerIsGone() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        controller.close();
+        CompletableFuture<Void> f = finalizeAsync(cs.get(0));
+        f.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void singletonRuntimeWithoutLauncher() throws Exception {
+        try (RankRuntime rt = RankRuntimes.fromEnvironment(Map.of())) {
+            JobInfo pre = rt.preliminaryInfo();
+            assertEquals(0, pre.rank());
+            assertEquals(1, pre.size());
+            assertEquals(32, pre.secret().length);
+            JobInfo info = rt.exchange(Map.of("tcp", new byte[] {1}));
+            assertArrayEquals(new byte[] {1}, info.endpoints().get(0).get("tcp"));
+            rt.finalizeBarrier();
+        }
+    }
+
+    @Test
+    void launcherEnvironmentWithoutRankMainIsAnError() {
+        assertThrows(IllegalStateException.class,
+                () -> RankRuntimes.fromEnvironment(Map.of(RuntimeEnv.RANK, "0")));
+    }
+
+    @Test
+    void optionsSurviveTheEnvironmentEncoding() {
+        Map<String, String> m = Map.of("a b", "c&d=e", "tcp-bind", "10.0.0.1");
+        assertEquals(m, RuntimeEnv.decodeOptions(RuntimeEnv.encodeOptions(m)));
+    }
+}

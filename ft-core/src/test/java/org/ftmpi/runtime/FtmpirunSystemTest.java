@@ -1,0 +1,329 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the real bin/ftmpirun of this source tree (library from target/classes, via
+ * FTMPI_DEV_CLASSES=1) with the rank program {@link org.ftmpi.runtime.testprog.RtProbe}.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class FtmpirunSystemTest {
+    private static final String PROBE = "org.ftmpi.runtime.testprog.RtProbe";
+    private static final Pattern PID = Pattern.compile("rank (\\d+) of \\d+ pid (\\d+)");
+
+    static Path root() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.isRegularFile(p.resolve("bin/ftmpirun"))) {
+            p = p.getParent();
+        }
+        if (p == null) {
+            throw new IllegalStateException("bin/ftmpirun not found above " + Path.of("").toAbsolutePath());
+        }
+        return p;
+    }
+
+    static String testClasses() {
+        return root().resolve("ft-core/target/test-classes").toString();
+    }
+
+    /** ftmpirun [launcherArgs] java <fast jvm options> -cp test-classes RtProbe [probeArgs]. */
+    static List<String> cmd(List<String> launcherArgs, String... probeArgs) {
+        List<String> c = new ArrayList<>();
+        c.add(root().resolve("bin/ftmpirun").toString());
+        c.addAll(launcherArgs);
+        c.addAll(List.of("java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
+                "-cp", testClasses(), PROBE));
+        c.addAll(List.of(probeArgs));
+        return c;
+    }
+
+    record Result(int code, String out, String err, long millis) {}
+
+    /** A started ftmpirun with its output collected in the background. */
+    static final class Run {
+        final Process p;
+        final long start = System.nanoTime();
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final Thread tOut;
+        final Thread tErr;
+
+        Run(List<String> cmd, Path cwd, String stdin) throws IOException {
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().put("FTMPI_DEV_CLASSES", "1");
+            if (cwd != null) {
+                pb.directory(cwd.toFile());
+            }
+            p = pb.start();
+            tOut = pump(p.getInputStream(), out);
+            tErr = pump(p.getErrorStream(), err);
+            if (stdin != null) {
+                p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+            p.getOutputStream().close();
+        }
+
+        private static Thread pump(InputStream in, ByteArrayOutputStream to) {
+            Thread t = new Thread(() -> {
+                byte[] b = new byte[4096];
+                try {
+                    int n;
+                    while ((n = in.read(b)) > 0) {
+                        synchronized (to) {
+                            to.write(b, 0, n);
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // process gone
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            return t;
+        }
+
+        String outSoFar() {
+            synchronized (out) {
+                return out.toString(StandardCharsets.UTF_8);
+            }
+        }
+
+        /** Waits until the output shows the pids of n ranks. */
+        List<Long> awaitPids(int n) throws InterruptedException {
+            while (true) {
+                List<Long> pids = pids(outSoFar());
+                if (pids.size() >= n || !p.isAlive()) {
+                    return pids;
+                }
+                Thread.sleep(20);
+            }
+        }
+
+        Result await() throws InterruptedException {
+            assertTrue(p.waitFor(25, TimeUnit.SECONDS), "ftmpirun did not end");
+            tOut.join(5_000);
+            tErr.join(5_000);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            synchronized (out) {
+                synchronized (err) {
+                    return new Result(p.exitValue(), out.toString(StandardCharsets.UTF_8),
+                            err.toString(StandardCharsets.UTF_8), ms);
+                }
+            }
+        }
+    }
+
+    static Result run(List<String> cmd) throws Exception {
+        return new Run(cmd, null, null).await();
+    }
+
+    static List<Long> pids(String out) {
+        List<Long> pids = new ArrayList<>();
+        Matcher m = PID.matcher(out);
+        while (m.find()) {
+            pids.add(Long.parseLong(m.group(2)));
+        }
+        return pids;
+    }
+
+    static void assertAllDead(List<Long> pids) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (long pid : pids) {
+            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                assertTrue(System.nanoTime() < end, "rank JVM " + pid + " survived the launcher");
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    @Test
+    void fourRanksExchangeEndpointsThroughASymlinkFromAnyDirectory(@TempDir Path tmp) throws Exception {
+        Path link = tmp.resolve("my-ftmpirun");
+        Files.createSymbolicLink(link, root().resolve("bin/ftmpirun"));
+        List<String> c = cmd(List.of("-np", "4", "--opt", "color=blue", "-x", "FOO=bar"), "hello");
+        c.set(0, link.toString());
+        Result r = new Run(c, tmp, null).await();
+        assertEquals(0, r.code(), r.err());
+        for (int i = 0; i < 4; i++) {
+            assertTrue(r.out().contains("rank " + i + " of 4 pid "), r.out());
+            assertTrue(r.out().contains("rank " + i + " finalized"), r.out());
+        }
+        assertTrue(r.out().contains("procIds [1, 2, 3, 4] eps ep-0 ep-1 ep-2 ep-3 opt.color=blue env.FOO=bar"),
+                r.out());
+        assertFalse(r.out().contains("["  + "0] "), "untagged output must not carry prefixes");
+    }
+
+    @Test
+    void tagOutputPrefixesEveryLineWithItsRank() throws Exception {
+        Result r = run(cmd(List.of("-n", "2", "--tag-output"), "hello"));
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(4, lines.size(), r.out());
+        for (String l : lines) {
+            Matcher m = Pattern.compile("^\\[(\\d)] rank (\\d) ").matcher(l);
+            assertTrue(m.find(), l);
+            assertEquals(m.group(1), m.group(2), l);
+        }
+    }
+
+    @Test
+    void stdinReachesRankZeroOnly() throws Exception {
+        Result r = new Run(cmd(List.of("-np", "2"), "stdin"), null, "hello\nworld\n").await();
+        assertEquals(0, r.code(), r.err());
+        List<String> rank0 = r.out().lines().filter(l -> l.startsWith("rank 0 ")).toList();
+        assertEquals(List.of("rank 0 read: hello", "rank 0 read: world", "rank 0 stdin EOF"),
+                rank0.subList(1, 4), r.out());
+        assertTrue(r.out().contains("rank 1 stdin EOF"), r.out());
+        assertFalse(r.out().contains("rank 1 read:"), r.out());
+    }
+
+    @Test
+    void nonZeroExitAfterFinalizeIsTheJobStatusWithoutAbort() throws Exception {
+        Result r = run(cmd(List.of("-np", "2"), "exit", "1", "3"));
+        assertEquals(3, r.code(), r.err());
+        assertTrue(r.out().contains("rank 0 finalized"), r.out());
+        assertFalse(r.err().contains("aborting"), r.err());
+    }
+
+    @Test
+    void rankKilledBySigkillAbortsTheJobAndLeavesNoRankBehind() throws Exception {
+        Run run = new Run(cmd(List.of("-np", "3"), "kill", "1"), null, null);
+        List<Long> pids = run.awaitPids(3);
+        Result r = run.await();
+        assertEquals(128 + 9, r.code(), r.err());
+        assertTrue(r.err().matches("(?s).*ftmpirun: rank 1 \\(pid \\d+\\) was killed by signal 9 \\(SIGKILL\\);"
+                + " aborting the job \\(comm-mode abort\\).*"), r.err());
+        assertEquals(3, pids.size(), r.out());
+        assertTrue(r.millis() < 10_000, "took " + r.millis() + " ms");
+        assertAllDead(pids);
+    }
+
+    @Test
+    void mpiAbortEndsTheJobWithItsCode() throws Exception {
+        Run run = new Run(cmd(List.of("-np", "3"), "abort", "2", "7"), null, null);
+        List<Long> pids = run.awaitPids(3);
+        Result r = run.await();
+        assertEquals(7, r.code(), r.err());
+        assertTrue(r.err().contains("ftmpirun: rank 2 called MPI_Abort with code 7: probe abort"), r.err());
+        assertAllDead(pids);
+    }
+
+    @Test
+    void uncaughtExceptionPrintsTheTraceAndAbortsWithStatusOne() throws Exception {
+        Result r = run(cmd(List.of("-np", "2"), "throw", "0"));
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("Exception in thread \"main\" java.lang.IllegalStateException: probe failure"),
+                r.err());
+        assertTrue(r.err().contains("rank 0 (pid "), r.err());
+        assertTrue(r.err().contains("exited with status 1 before MPI_Finalize; aborting the job"), r.err());
+    }
+
+    @Test
+    void sigtermToTheLauncherStopsEveryRank() throws Exception {
+        Run run = new Run(cmd(List.of("-np", "2"), "sleep"), null, null);
+        List<Long> pids = run.awaitPids(2);
+        assertEquals(2, pids.size(), run.outSoFar());
+        run.p.destroy();
+        Result r = run.await();
+        assertEquals(143, r.code(), r.err());
+        assertAllDead(pids);
+    }
+
+    @Test
+    void timeoutStopsTheJob() throws Exception {
+        Run run = new Run(cmd(List.of("-np", "2", "--timeout", "2"), "sleep"), null, null);
+        List<Long> pids = run.awaitPids(2);
+        Result r = run.await();
+        assertEquals(124, r.code(), r.err());
+        assertTrue(r.err().contains("timed out after 2 s"), r.err());
+        assertAllDead(pids);
+    }
+
+    @Test
+    void secretIsNeitherOnCommandLinesNorInEnvironments() throws Exception {
+        Result r = run(cmd(List.of("-np", "2"), "secret"));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("rank 0 secret bytes 32 checked 6 clean"), r.out());
+        assertTrue(r.out().contains("rank 1 secret bytes 32 checked 6 clean"), r.out());
+    }
+
+    @Test
+    void badCommandLinesExitWithTwo() throws Exception {
+        Result r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--frobnicate", "X"));
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("unknown option '--frobnicate'"), r.err());
+        r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--comm-mode", "shrink", "X"));
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("not available yet"), r.err());
+        r = run(List.of(root().resolve("bin/ftmpirun").toString(), "--help"));
+        assertEquals(0, r.code());
+        for (String opt : List.of("-np", "-cp", "--tag-output", "--comm-mode", "--tcp-bind", "--transports",
+                "--opt", "--mca", "-x", "--timeout", "--verbose", "--help")) {
+            assertTrue(r.out().contains(opt), opt);
+        }
+    }
+
+    @Test
+    void executableJarRunsWithItsManifestMainClass(@TempDir Path tmp) throws Exception {
+        Path jar = tmp.resolve("probe.jar");
+        java.util.jar.Manifest mf = new java.util.jar.Manifest();
+        mf.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        mf.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, PROBE);
+        Path dir = Path.of(testClasses(), "org/ftmpi/runtime/testprog");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), mf);
+             var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                out.putNextEntry(new java.util.jar.JarEntry("org/ftmpi/runtime/testprog/" + f.getFileName()));
+                out.write(Files.readAllBytes(f));
+                out.closeEntry();
+            }
+        }
+        Result r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--tag-output", "java",
+                "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "hello"));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("[1] rank 1 finalized"), r.out());
+    }
+
+    @Test
+    void unbuiltTreeSaysHowToBuild(@TempDir Path tmp) throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        for (String f : List.of("ftmpirun", "ftmpi-env.sh")) {
+            Files.copy(root().resolve("bin").resolve(f), bin.resolve(f));
+        }
+        Result r = run(List.of(bin.resolve("ftmpirun").toString(), "-np", "1", "M"));
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("FT-MPI/J is not built yet: run `mvn -B package -DskipTests` in "
+                + tmp.toRealPath()), r.err());
+    }
+
+    @Test
+    void mpijavacCompilesAgainstTheLibrary(@TempDir Path tmp) throws Exception {
+        Path src = tmp.resolve("Uses.java");
+        Files.writeString(src, "public class Uses { org.ftmpi.runtime.RankRuntime rt; }\n");
+        ProcessBuilder pb = new ProcessBuilder(root().resolve("bin/mpijavac").toString(), "-d", tmp.toString(),
+                src.toString()).redirectErrorStream(true);
+        pb.environment().put("FTMPI_DEV_CLASSES", "1");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(Files.exists(tmp.resolve("Uses.class")));
+    }
+}

@@ -1,0 +1,104 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class LauncherOptionsTest {
+    private static final Map<String, String> ENV = Map.of("HOME", "/h", "EXPORTED", "v1");
+
+    private static LaunchSpec parse(String... args) throws UsageException {
+        return LauncherOptions.parse(args, ENV);
+    }
+
+    @Test
+    void openMpiJavaForm() throws UsageException {
+        LaunchSpec s = parse("-np", "4", "--tag-output", "java", "-Xmx1g", "--add-modules", "jdk.incubator.vector",
+                "-cp", "app.jar", "-Dx=y", "com.example.Main", "a", "-b");
+        assertEquals(4, s.np());
+        assertTrue(s.tagOutput());
+        assertEquals(List.of("-Xmx1g", "--add-modules", "jdk.incubator.vector", "-Dx=y"), s.jvmOptions());
+        assertEquals("app.jar", s.userClasspath());
+        assertEquals("com.example.Main", s.mainClass());
+        assertEquals(List.of("a", "-b"), s.programArgs());
+        assertEquals("abort", s.options().get("comm-mode"));
+    }
+
+    @Test
+    void shortFormWithSynonymsAndAliases() throws UsageException {
+        LaunchSpec s = parse("-n", "2", "--classpath", "lib/x.jar", "bench", "--size", "8");
+        assertEquals(2, s.np());
+        assertEquals("lib/x.jar", s.userClasspath());
+        assertEquals("org.ftmpi.bench.Main", s.mainClass());
+        assertEquals(List.of("--size", "8"), s.programArgs());
+        assertEquals("Main2", parse("--np=3", "Main2").mainClass());
+        assertEquals(3, parse("--np=3", "Main2").np());
+    }
+
+    @Test
+    void classpathDefaultsToEnvironmentThenDot() throws UsageException {
+        assertEquals(".", parse("-np", "1", "M").userClasspath());
+        assertEquals("/c", LauncherOptions.parse(new String[] {"-np", "1", "M"}, Map.of("CLASSPATH", "/c"))
+                .userClasspath());
+        assertEquals("a:b", parse("-np", "1", "-cp", "a", "java", "-classpath", "b", "M").userClasspath());
+        assertEquals("z", parse("-np", "1", "java", "--class-path=z", "M").userClasspath());
+    }
+
+    @Test
+    void jarForm() throws UsageException {
+        LaunchSpec s = parse("-np", "2", "java", "-ea", "-jar", "app.jar", "x");
+        assertEquals("app.jar", s.jar());
+        assertNull(s.mainClass());
+        assertEquals(List.of("-ea"), s.jvmOptions());
+        assertEquals(List.of("x"), s.programArgs());
+    }
+
+    @Test
+    void jobOptionsEnvironmentAndTimeout() throws UsageException {
+        LaunchSpec s = parse("-np", "2", "--tcp-bind", "10.0.0.1", "--transports", "tcp,shm", "--opt", "k=v=w",
+                "--mca", "m", "n", "-x", "EXPORTED", "-x", "NEW=1", "-x", "ABSENT", "--timeout", "30",
+                "--verbose", "--comm-mode", "ABORT", "M");
+        assertEquals("10.0.0.1", s.bindAddress());
+        assertEquals(Map.of("comm-mode", "abort", "tcp-bind", "10.0.0.1", "transports", "tcp,shm", "k", "v=w",
+                "m", "n"), s.options());
+        assertEquals(Map.of("EXPORTED", "v1", "NEW", "1"), s.exportEnv());
+        assertEquals(30, s.timeoutSeconds());
+        assertTrue(s.verbose());
+        assertEquals("127.0.0.1", parse("-np", "1", "M").bindAddress());
+    }
+
+    @Test
+    void rejectsBadCommandLines() {
+        assertMessage("unknown option '--bogus'", "-np", "2", "--bogus", "M");
+        assertMessage("missing -np", "M");
+        assertMessage("positive integer", "-np", "0", "M");
+        assertMessage("positive integer", "-np", "x", "M");
+        assertMessage("needs a value", "-np");
+        assertMessage("missing the main class", "-np", "2");
+        assertMessage("after 'java'", "-np", "2", "java", "-Xmx1g");
+        assertMessage("not available yet", "-np", "2", "--comm-mode", "shrink", "M");
+        assertMessage("KEY=VALUE", "-np", "2", "--opt", "novalue", "M");
+        assertMessage("not supported", "-np", "2", "java", "-m", "mod/cls");
+        assertMessage("takes no value", "-np", "2", "--tag-output=yes", "M");
+    }
+
+    @Test
+    void helpNeedsNothingElse() throws UsageException {
+        assertTrue(parse("--help").help());
+        assertTrue(parse("-h").help());
+    }
+
+    private static void assertMessage(String part, String... args) {
+        UsageException e = assertThrows(UsageException.class, () -> parse(args));
+        assertTrue(e.getMessage().contains(part), e.getMessage());
+    }
+}

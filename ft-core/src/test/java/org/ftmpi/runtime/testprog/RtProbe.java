@@ -1,0 +1,132 @@
+package org.ftmpi.runtime.testprog;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Map;
+
+import org.ftmpi.runtime.ControlListener;
+import org.ftmpi.runtime.JobInfo;
+import org.ftmpi.runtime.RankRuntime;
+import org.ftmpi.runtime.RankRuntimes;
+
+/**
+ * Rank program for the ftmpirun system tests; uses only the RankRuntime API. Modes:
+ * {@code hello}, {@code stdin}, {@code exit RANK CODE} (after finalize), {@code kill RANK},
+ * {@code abort RANK CODE}, {@code sleep}, {@code secret}, {@code throw RANK}.
+ */
+public final class RtProbe {
+    private RtProbe() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "hello";
+        RankRuntime rt = RankRuntimes.fromEnvironment();
+        int me = rt.preliminaryInfo().rank();
+        rt.setListener(new ControlListener() {
+            @Override
+            public void processFailed(int rank, long procId, String how) {
+                say("rank " + me + " notified: rank " + rank + " " + how + " on "
+                        + Thread.currentThread().getName());
+            }
+
+            @Override
+            public void abort(int exitCode, String reason) {
+                say("rank " + me + " abort notice " + exitCode);
+            }
+        });
+        JobInfo info = rt.exchange(Map.of("tcp", ("ep-" + me).getBytes(StandardCharsets.UTF_8)));
+        StringBuilder eps = new StringBuilder();
+        for (int r = 0; r < info.size(); r++) {
+            eps.append(new String(info.endpoints().get(r).get("tcp"), StandardCharsets.UTF_8)).append(' ');
+        }
+        say("rank " + me + " of " + info.size() + " pid " + ProcessHandle.current().pid() + " procIds "
+                + Arrays.toString(info.procIds()) + " eps " + eps.toString().trim()
+                + " opt.color=" + info.option("color", "-") + " env.FOO=" + System.getenv("FOO"));
+        switch (mode) {
+            case "stdin" -> {
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null) {
+                    say("rank " + me + " read: " + line);
+                }
+                say("rank " + me + " stdin EOF");
+            }
+            case "exit" -> {
+                if (me == Integer.parseInt(args[1])) {
+                    rt.finalizeBarrier();
+                    System.exit(Integer.parseInt(args[2]));
+                }
+            }
+            case "kill" -> {
+                if (me == Integer.parseInt(args[1])) {
+                    Thread.sleep(700);
+                    new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid()))
+                            .inheritIO().start().waitFor();
+                }
+                Thread.sleep(60_000);
+            }
+            case "abort" -> {
+                if (me == Integer.parseInt(args[1])) {
+                    Thread.sleep(300);
+                    rt.abort(Integer.parseInt(args[2]), "probe abort");
+                }
+                Thread.sleep(60_000);
+            }
+            case "throw" -> {
+                if (me == Integer.parseInt(args[1])) {
+                    throw new IllegalStateException("probe failure");
+                }
+                Thread.sleep(60_000);
+            }
+            case "sleep" -> Thread.sleep(60_000);
+            case "secret" -> checkSecret(me, info.secret());
+            default -> { }
+        }
+        rt.finalizeBarrier();
+        say("rank " + me + " finalized");
+        rt.close();
+    }
+
+    private static void checkSecret(int me, byte[] secret) throws Exception {
+        String hex = HexFormat.of().formatHex(secret);
+        String[] forms = {hex, hex.toUpperCase(), Base64.getEncoder().encodeToString(secret)};
+        StringBuilder where = new StringBuilder();
+        long ppid = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+        Map<String, String> places = new java.util.LinkedHashMap<>();
+        places.put("own environment", String.join("\n", System.getenv().values()));
+        places.put("own command line", read(Path.of("/proc/self/cmdline")));
+        places.put("own /proc environ", read(Path.of("/proc/self/environ")));
+        places.put("launcher command line", read(Path.of("/proc/" + ppid + "/cmdline")));
+        places.put("launcher environ", read(Path.of("/proc/" + ppid + "/environ")));
+        Process ps = new ProcessBuilder("ps", "-eww", "-o", "pid=,args=").redirectErrorStream(true).start();
+        places.put("ps output", new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        ps.waitFor();
+        for (Map.Entry<String, String> e : places.entrySet()) {
+            for (String f : forms) {
+                if (e.getValue().contains(f)) {
+                    where.append(' ').append(e.getKey());
+                }
+            }
+        }
+        say("rank " + me + " secret bytes " + secret.length + " checked " + places.size()
+                + (where.isEmpty() ? " clean" : " LEAK in" + where));
+    }
+
+    private static String read(Path p) {
+        try {
+            return new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1);
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
+    private static void say(String s) {
+        System.out.println(s);
+        System.out.flush();
+    }
+}
