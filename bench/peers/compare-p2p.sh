@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# Side-by-side point-to-point comparison: FT-MPI/J vs Open MPI vs MPICH on this machine.
+#
+#   bench/peers/compare-p2p.sh [--transport tcp|default] [--runs N] [--benchmarks LIST]
+#                              [--peers-only] [--no-install] [-- BENCHMARK-OPTIONS...]
+#
+# For each benchmark (latency, bw, bibw) runs N interleaved rounds (ours, Open MPI, MPICH, ours, ...),
+# takes the per-size median over the rounds and prints one table; writes the merged table, the
+# physical limits and every raw output to bench/results/<UTC date-time>-<benchmark>.txt.
+# Everything after `--` is passed to all three implementations (e.g. `-- -m 1:4096 -i 1000`).
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+RESULTS_DIR="$ROOT/bench/results"
+BUILD_DIR="$SCRIPT_DIR/build"
+RUN_TIMEOUT=${FTMPI_BENCH_TIMEOUT:-1200}
+
+usage() {
+    cat <<EOF
+Usage: bench/peers/compare-p2p.sh [options] [-- BENCHMARK-OPTIONS...]
+
+Runs the OSU-style point-to-point benchmarks with FT-MPI/J (bin/ftmpirun -np 2 bench ...),
+Open MPI (mpirun.openmpi) and MPICH (mpirun.mpich), interleaved, and prints per-size medians.
+
+Options:
+  --transport tcp|default  tcp: all three over TCP loopback
+                             FT-MPI/J: \$FTMPI_TRANSPORT_ARGS (inserted before 'bench')
+                             Open MPI: --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo
+                             MPICH:    MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo FI_PROVIDER=tcp
+                           default: each implementation's default intra-node path
+                             Open MPI: --mca pml ob1 --mca btl vader,self (shared memory)
+                             MPICH:    no settings (Debian's ch4:ucx: UCX sysv/cma shared memory)
+                           (default: default)
+  --runs N                 interleaved rounds per benchmark, median taken (default: 3)
+  --benchmarks LIST        comma-separated subset of latency,bw,bibw (default: all three)
+  --peers-only             skip FT-MPI/J (e.g. before the Java build exists)
+  --no-install             do not run install-peers.sh
+  -h, --help               this help
+  -- ARGS...               passed to every benchmark (e.g. -- -m 1:65536 -i 1000 -x 100)
+
+Environment:
+  FTMPI_TRANSPORT_ARGS     extra bin/ftmpirun options for FT-MPI/J (word-split), e.g. the
+                           transport selection for --transport tcp
+  FTMPI_BENCH_TIMEOUT      per-run timeout in seconds (default: 1200)
+EOF
+}
+
+TRANSPORT=default
+RUNS=3
+BENCHMARKS=latency,bw,bibw
+PEERS_ONLY=0
+INSTALL=1
+BENCH_ARGS=()
+while (($#)); do
+    case "$1" in
+        --transport) TRANSPORT=${2:?--transport needs a value}; shift 2 ;;
+        --transport=*) TRANSPORT=${1#*=}; shift ;;
+        --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
+        --runs=*) RUNS=${1#*=}; shift ;;
+        --benchmarks) BENCHMARKS=${2:?--benchmarks needs a value}; shift 2 ;;
+        --benchmarks=*) BENCHMARKS=${1#*=}; shift ;;
+        --peers-only) PEERS_ONLY=1; shift ;;
+        --no-install) INSTALL=0; shift ;;
+        -h|--help) usage; exit 0 ;;
+        --) shift; BENCH_ARGS=("$@"); break ;;
+        *) echo "compare-p2p.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+case "$TRANSPORT" in tcp|default) ;; *) echo "compare-p2p.sh: --transport must be tcp or default" >&2; exit 2 ;; esac
+if ! [[ "$RUNS" =~ ^[1-9][0-9]*$ ]]; then
+    echo "compare-p2p.sh: --runs must be a positive integer" >&2; exit 2
+fi
+IFS=, read -r -a BENCH_LIST <<<"$BENCHMARKS"
+for b in "${BENCH_LIST[@]}"; do
+    case "$b" in latency|bw|bibw) ;; *) echo "compare-p2p.sh: unknown benchmark '$b' (latency, bw, bibw)" >&2; exit 2 ;; esac
+done
+
+log() { echo "compare-p2p.sh: $*" >&2; }
+
+# --- peers: install and build -------------------------------------------------------------------
+if ((INSTALL)); then
+    "$SCRIPT_DIR/install-peers.sh"
+fi
+make -s -C "$SCRIPT_DIR" all
+
+# --- FT-MPI/J: check the Java build --------------------------------------------------------------
+OURS=1
+if ((PEERS_ONLY)); then
+    OURS=0
+elif [[ ! -x "$ROOT/bin/ftmpirun" ]] ||
+     [[ ! -f "$ROOT/bench/target/classes/org/ftmpi/bench/Main.class" && -z "$(ls "$ROOT"/bench/target/*.jar 2>/dev/null)" ]]; then
+    log "FT-MPI/J build not found (need $ROOT/bin/ftmpirun and the compiled bench module)."
+    log "Build it first:  (cd $ROOT && mvn -B package -DskipTests)"
+    log "or run with --peers-only to measure Open MPI and MPICH alone."
+    exit 1
+fi
+
+# --- launch commands -----------------------------------------------------------------------------
+NCPU=$(nproc 2>/dev/null || echo 1)
+OMPI_CMD=(mpirun.openmpi -np 2)
+[[ $(id -u) -eq 0 ]] && OMPI_CMD+=(--allow-run-as-root)
+((NCPU < 2)) && OMPI_CMD+=(--oversubscribe)
+MPICH_ENV=()
+OURS_ARGS=()
+if [[ -n "${FTMPI_TRANSPORT_ARGS:-}" ]]; then
+    read -r -a OURS_ARGS <<<"$FTMPI_TRANSPORT_ARGS"
+fi
+if [[ $TRANSPORT == tcp ]]; then
+    OMPI_CMD+=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+    # Debian's MPICH 4.0 is ch4:ucx: intra-node traffic goes through UCX shared memory (sysv/cma)
+    # and MPIR_CVAR_NOLOCAL alone changes nothing; UCX_TLS/UCX_NET_DEVICES force UCX's TCP
+    # transport on loopback. NOLOCAL covers ch3:nemesis and ch4 builds with the POSIX shm module,
+    # FI_PROVIDER ch4:ofi builds.
+    MPICH_ENV=(MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo FI_PROVIDER=tcp)
+    if ((OURS)) && [[ -z "${FTMPI_TRANSPORT_ARGS:-}" ]]; then
+        log "warning: --transport tcp but FTMPI_TRANSPORT_ARGS is empty: FT-MPI/J runs with its default"
+        log "         transport; set it to bin/ftmpirun's transport option (see bin/ftmpirun --help)."
+    fi
+else
+    OMPI_CMD+=(--mca pml ob1 --mca btl vader,self)
+fi
+OURS_CMD=("$ROOT/bin/ftmpirun" -np 2 "${OURS_ARGS[@]}" bench)
+
+peer_exe() { # impl benchmark
+    case "$2" in latency) echo "$BUILD_DIR/$1/osu_latency" ;; bw) echo "$BUILD_DIR/$1/osu_bw" ;; bibw) echo "$BUILD_DIR/$1/osu_bibw" ;; esac
+}
+
+# run_one IMPL BENCH OUTFILE: runs one benchmark, output (stdout+stderr) to OUTFILE; returns status
+run_one() {
+    local impl=$1 bench=$2 out=$3 cmd
+    case "$impl" in
+        ours) cmd=("${OURS_CMD[@]}" "$bench" "${BENCH_ARGS[@]}") ;;
+        openmpi) cmd=("${OMPI_CMD[@]}" "$(peer_exe openmpi "$bench")" "${BENCH_ARGS[@]}") ;;
+        mpich) cmd=(env "${MPICH_ENV[@]}" mpirun.mpich -np 2 "$(peer_exe mpich "$bench")" "${BENCH_ARGS[@]}") ;;
+    esac
+    echo "\$ ${cmd[*]}" >"$out"
+    (cd "$ROOT" && timeout "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1
+}
+
+# rows FILE: the "size value" data rows of an OSU-format output
+rows() { awk '!/^#/ && !/^\$/ && NF == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { print $1, $2 }' "$1"; }
+
+# --- machine, versions, physical limits ----------------------------------------------------------
+STAMP=$(date -u +%Y-%m-%dT%H%M%SZ)
+mkdir -p "$RESULTS_DIR"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+{
+    echo "# Date (UTC):   $(date -u '+%Y-%m-%d %H:%M:%S')"
+    echo "# Host:         $(hostname) ($(uname -srm)), $NCPU CPUs: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+    echo "# Open MPI:     $(mpirun.openmpi --version 2>/dev/null | head -1)"
+    echo "# MPICH:        $(mpichversion 2>/dev/null | awk '/^MPICH Version:/ { sub(/^[^:]*:[ \t]*/, ""); v = $0 } /^MPICH Device:/ { sub(/^[^:]*:[ \t]*/, ""); d = $0 } END { print v " (" d ")" }')"
+    if ((OURS)); then
+        echo "# FT-MPI/J:     $ROOT (git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+    fi
+    echo "# Transport:    $TRANSPORT"
+    echo "#   FT-MPI/J:   ${OURS_CMD[*]} <benchmark>"
+    echo "#   Open MPI:   ${OMPI_CMD[*]} <exe>"
+    echo "#   MPICH:      ${MPICH_ENV[*]} mpirun.mpich -np 2 <exe>"
+    echo "# Runs:         $RUNS interleaved rounds, per-size median"
+    if ((${#BENCH_ARGS[@]})); then echo "# Bench args:   ${BENCH_ARGS[*]}"; fi
+} >"$TMP/machine.txt"
+
+log "measuring physical limits"
+"$BUILD_DIR/physical-limits" -t 1 >"$TMP/limits.raw" 2>&1 || log "physical-limits failed (see results file)"
+{
+    echo "# Physical limits of this machine:"
+    awk '$1 == "memcpy_1MiB_MBps" { printf "#   memcpy 1 MiB bandwidth:            %12.2f MB/s\n", $2 }
+         $1 == "cacheline_oneway_us" { printf "#   cross-core cache-line latency:     %12.4f us one-way\n", $2 }
+         $1 == "cacheline_pinned" { printf "#   (threads pinned to %s)\n", $2 }' "$TMP/limits.raw"
+} >"$TMP/limits.txt"
+
+# --- merge: per-size medians and ratios ----------------------------------------------------------
+# merge BENCH: reads $TMP/<bench>.<impl>.<round>.rows, prints the table
+merge() {
+    local bench=$1 metric better
+    if [[ $bench == latency ]]; then
+        metric="one-way latency (us)"; better="LOWER is better; ratio < 1 means FT-MPI/J is faster"
+    else
+        [[ $bench == bw ]] && metric="bandwidth (MB/s, 1 MB = 10^6 B)" || metric="bi-directional bandwidth (MB/s, 1 MB = 10^6 B)"
+        better="HIGHER is better; ratio > 1 means FT-MPI/J is faster"
+    fi
+    echo "# FT-MPI/J vs peers: $bench, $metric; $better"
+    echo "# transport: $TRANSPORT; median of $RUNS interleaved runs; '-' = no data"
+    for impl in ours openmpi mpich; do
+        for f in "$TMP/$bench.$impl".*.rows; do
+            if [[ -e $f ]]; then sed "s/^/$impl /" "$f"; fi
+        done
+    done | awk '
+        function median(impl, size,    n, i, j, t, a) {
+            n = cnt[impl, size]
+            if (n == 0) return -1
+            for (i = 1; i <= n; i++) a[i] = val[impl, size, i]
+            for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        function fmt(v) { return v < 0 ? sprintf("%14s", "-") : sprintf("%14.2f", v) }
+        function ratio(a, b) { return (a < 0 || b <= 0) ? sprintf("%10s", "-") : sprintf("%10.2f", a / b) }
+        { val[$1, $2, ++cnt[$1, $2]] = $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 } }
+        END {
+            for (i = 2; i <= ns; i++) { t = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > t + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = t }
+            printf "%-10s%14s%14s%14s%10s%10s\n", "# Size", "FT-MPI/J", "Open MPI", "MPICH", "FT/OMPI", "FT/MPICH"
+            for (i = 1; i <= ns; i++) {
+                s = sizes[i]; o = median("ours", s); p = median("openmpi", s); m = median("mpich", s)
+                printf "%-10d%s%s%s%s%s\n", s, fmt(o), fmt(p), fmt(m), ratio(o, p), ratio(o, m)
+            }
+        }'
+}
+
+# --- run ----------------------------------------------------------------------------------------
+IMPLS=(openmpi mpich)
+((OURS)) && IMPLS=(ours openmpi mpich)
+declare -A NAME=([ours]="FT-MPI/J" [openmpi]="Open MPI" [mpich]="MPICH")
+OUTPUTS=()
+status=0
+for bench in "${BENCH_LIST[@]}"; do
+    for ((round = 1; round <= RUNS; round++)); do
+        for impl in "${IMPLS[@]}"; do
+            out="$TMP/$bench.$impl.$round.out"
+            log "$bench: round $round/$RUNS: ${NAME[$impl]}"
+            if run_one "$impl" "$bench" "$out"; then
+                rows "$out" >"$TMP/$bench.$impl.$round.rows"
+                if [[ ! -s "$TMP/$bench.$impl.$round.rows" ]]; then
+                    log "${NAME[$impl]} $bench produced no data rows; output:"; sed 's/^/    /' "$out" >&2
+                fi
+            else
+                rc=$?
+                rows "$out" >"$TMP/$bench.$impl.$round.rows" || true
+                if [[ $impl == ours ]]; then
+                    why="exit $rc"
+                    if ((rc == 124)); then why="timeout after ${RUN_TIMEOUT}s"; fi
+                    log "FT-MPI/J $bench FAILED ($why); its column shows partial data or '-'."
+                    log "  command and output:"; sed 's/^/    /' "$out" | tail -n 30 >&2
+                else
+                    log "${NAME[$impl]} $bench FAILED (exit $rc$( ((rc == 124)) && echo ", timeout after ${RUN_TIMEOUT}s"; true)); output:"; sed 's/^/    /' "$out" | tail -n 30 >&2
+                fi
+                status=1
+            fi
+        done
+    done
+    result="$RESULTS_DIR/$STAMP-$bench.txt"
+    merge "$bench" >"$TMP/$bench.table"
+    {
+        cat "$TMP/machine.txt"
+        echo "#"
+        cat "$TMP/limits.txt"
+        echo
+        cat "$TMP/$bench.table"
+        echo
+        echo "# ---- raw outputs ----"
+        for ((round = 1; round <= RUNS; round++)); do
+            for impl in "${IMPLS[@]}"; do
+                echo "## round $round, ${NAME[$impl]}"
+                cat "$TMP/$bench.$impl.$round.out"
+                echo
+            done
+        done
+        echo "## physical-limits"
+        cat "$TMP/limits.raw"
+    } >"$result"
+    echo
+    cat "$TMP/$bench.table"
+    OUTPUTS+=("$result")
+done
+
+echo
+cat "$TMP/limits.txt"
+echo
+for f in "${OUTPUTS[@]}"; do echo "# written: ${f#"$ROOT"/}"; done
+exit $status

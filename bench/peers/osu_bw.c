@@ -1,0 +1,45 @@
+/* Uni-directional windowed bandwidth, OSU osu_bw methodology; see p2p_common.h. */
+#include "p2p_common.h"
+
+#define ACK_BYTES 4
+
+int main(int argc, char **argv)
+{
+    struct p2p_options o;
+    int rank, exit_code;
+    if (p2p_start(&argc, &argv, P2P_BW, &o, &rank, &exit_code) < 0) return exit_code;
+    int peer = 1 - rank;
+    char *sbuf = p2p_alloc(o.max_size, 'a');
+    char *rbuf = p2p_alloc(o.max_size, 'b');
+    char ack[ACK_BYTES] = {0};
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
+    if (reqs == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (long size = o.min_size; size <= o.max_size; size = p2p_next_size(size)) {
+        int iters = p2p_iterations(&o, size), skip = p2p_warmup(&o, size);
+        double start = 0.0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            for (int i = 0; i < iters + skip; i++) {
+                if (i == skip) start = MPI_Wtime();
+                for (int w = 0; w < o.window; w++)
+                    MPI_Isend(sbuf, (int)size, MPI_BYTE, peer, 100, MPI_COMM_WORLD, &reqs[w]);
+                MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
+                MPI_Recv(ack, ACK_BYTES, MPI_BYTE, peer, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+            double t = MPI_Wtime() - start;
+            p2p_row(size, (double)size / 1e6 * iters * o.window / t);
+        } else {
+            for (int i = 0; i < iters + skip; i++) {
+                for (int w = 0; w < o.window; w++)
+                    MPI_Irecv(rbuf, (int)size, MPI_BYTE, peer, 100, MPI_COMM_WORLD, &reqs[w]);
+                MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
+                MPI_Send(ack, ACK_BYTES, MPI_BYTE, peer, 101, MPI_COMM_WORLD);
+            }
+        }
+    }
+    free(reqs);
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* Ping-pong latency, OSU osu_latency methodology; see p2p_common.h. */
+#include "p2p_common.h"
+
+int main(int argc, char **argv)
+{
+    struct p2p_options o;
+    int rank, exit_code;
+    if (p2p_start(&argc, &argv, P2P_LATENCY, &o, &rank, &exit_code) < 0) return exit_code;
+    int peer = 1 - rank;
+    char *sbuf = p2p_alloc(o.max_size, 'a');
+    char *rbuf = p2p_alloc(o.max_size, 'b');
+    for (long size = o.min_size; size <= o.max_size; size = p2p_next_size(size)) {
+        int iters = p2p_iterations(&o, size), skip = p2p_warmup(&o, size);
+        double start = 0.0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            for (int i = 0; i < iters + skip; i++) {
+                if (i == skip) start = MPI_Wtime();
+                MPI_Send(sbuf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+                MPI_Recv(rbuf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+            p2p_row(size, (MPI_Wtime() - start) * 1e6 / (2.0 * iters));
+        } else {
+            for (int i = 0; i < iters + skip; i++) {
+                MPI_Recv(rbuf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(sbuf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+            }
+        }
+    }
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,243 @@
+/*
+ * Shared code of the C peer benchmarks (osu_latency.c, osu_bw.c, osu_bibw.c).
+ *
+ * Same methodology, defaults, command line and output format as the Java suite
+ * (org.ftmpi.bench.Main): OSU Micro-Benchmarks 7.x defaults, sizes doubling from MIN to MAX
+ * (0 is followed by 1), a barrier before every size, timing with MPI_Wtime on rank 0, rows
+ * printed as "%-10d%18.2f".
+ *
+ * Options: -m [MIN:]MAX (K/M suffixes = KiB/MiB), -i ITER, -x WARMUP, -W WINDOW, -h.
+ * -i / -x override the per-size OSU defaults for every size.
+ */
+#ifndef FTMPI_P2P_COMMON_H
+#define FTMPI_P2P_COMMON_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+
+#define P2P_VERSION "v0.1"
+#define P2P_LARGE_MESSAGE_SIZE 8192
+#define P2P_DEFAULT_MAX_SIZE (1 << 22)
+#define P2P_DEFAULT_WINDOW 64
+#define P2P_MAX_WINDOW (1 << 16)
+#define P2P_SIZE_WIDTH 10
+#define P2P_FIELD_WIDTH 18
+
+enum p2p_kind { P2P_LATENCY, P2P_BW, P2P_BIBW };
+
+struct p2p_options {
+    enum p2p_kind kind;
+    long min_size;
+    long max_size;
+    int iterations; /* -1: OSU default per size */
+    int warmup;     /* -1: OSU default per size */
+    int window;
+};
+
+static const char *p2p_title(enum p2p_kind k)
+{
+    switch (k) {
+    case P2P_LATENCY: return "Latency Test";
+    case P2P_BW: return "Bandwidth Test";
+    default: return "Bi-Directional Bandwidth Test";
+    }
+}
+
+static int p2p_default_iterations(enum p2p_kind k, long size)
+{
+    if (k == P2P_LATENCY) return size > P2P_LARGE_MESSAGE_SIZE ? 1000 : 10000;
+    return size > P2P_LARGE_MESSAGE_SIZE ? 20 : 100;
+}
+
+static int p2p_default_warmup(enum p2p_kind k, long size)
+{
+    if (k == P2P_LATENCY) return size > P2P_LARGE_MESSAGE_SIZE ? 10 : 100;
+    return size > P2P_LARGE_MESSAGE_SIZE ? 2 : 10;
+}
+
+static int p2p_iterations(const struct p2p_options *o, long size)
+{
+    return o->iterations > 0 ? o->iterations : p2p_default_iterations(o->kind, size);
+}
+
+static int p2p_warmup(const struct p2p_options *o, long size)
+{
+    return o->warmup >= 0 ? o->warmup : p2p_default_warmup(o->kind, size);
+}
+
+static long p2p_next_size(long size) { return size == 0 ? 1 : size * 2; }
+
+static void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
+{
+    fprintf(f,
+            "Usage: mpirun -np 2 %s [-m [MIN:]MAX] [-i ITER] [-x WARMUP]%s [-h]\n"
+            "  -m [MIN:]MAX  message sizes, doubling (K/M suffixes); default %d:%d\n"
+            "  -i ITER       timed iterations for every size (default: OSU's per-size default)\n"
+            "  -x WARMUP     warm-up iterations for every size (default: OSU's per-size default)\n"
+            "%s",
+            prog, k == P2P_LATENCY ? "" : " [-W WINDOW]", k == P2P_LATENCY ? 0 : 1, P2P_DEFAULT_MAX_SIZE,
+            k == P2P_LATENCY ? "" : "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n");
+}
+
+/* Returns 0 on success and stores the value, -1 on error. */
+static int p2p_parse_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    long mult = 1;
+    errno = 0;
+    if (*s == '\0') return -1;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s) return -1;
+    if (*end == 'k' || *end == 'K') { mult = 1L << 10; end++; }
+    else if (*end == 'm' || *end == 'M') { mult = 1L << 20; end++; }
+    if (*end != '\0') return -1;
+    if (v < 0 || v > LONG_MAX / mult) return -1;
+    v *= mult;
+    if (v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+/*
+ * Parses argv. Returns 0 to run, 1 if help was printed, 2 on a usage error (message printed by
+ * rank 0 only).
+ */
+static int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank, struct p2p_options *o)
+{
+    o->kind = kind;
+    o->min_size = kind == P2P_LATENCY ? 0 : 1;
+    o->max_size = P2P_DEFAULT_MAX_SIZE;
+    o->iterations = -1;
+    o->warmup = -1;
+    o->window = P2P_DEFAULT_WINDOW;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (rank == 0) p2p_usage(stdout, argv[0], kind);
+            return 1;
+        }
+        if (i + 1 >= argc || (strcmp(a, "-m") && strcmp(a, "-i") && strcmp(a, "-x") &&
+                              (kind == P2P_LATENCY || strcmp(a, "-W")))) {
+            if (rank == 0) {
+                fprintf(stderr, "%s: unknown option or missing value: '%s'\n", argv[0], a);
+                p2p_usage(stderr, argv[0], kind);
+            }
+            return 2;
+        }
+        const char *val = argv[++i];
+        if (!strcmp(a, "-m")) {
+            char buf[64];
+            const char *colon = strchr(val, ':');
+            if (strlen(val) >= sizeof buf) goto bad;
+            if (colon == NULL) {
+                if (p2p_parse_long(val, 0, INT_MAX, &v)) goto bad;
+                o->max_size = v;
+            } else {
+                size_t n = (size_t)(colon - val);
+                memcpy(buf, val, n);
+                buf[n] = '\0';
+                if (n == 0 && colon[1] == '\0') goto bad;
+                if (n > 0) {
+                    if (p2p_parse_long(buf, 0, INT_MAX, &v)) goto bad;
+                    o->min_size = v;
+                }
+                if (colon[1] != '\0') {
+                    if (p2p_parse_long(colon + 1, 0, INT_MAX, &v)) goto bad;
+                    o->max_size = v;
+                }
+            }
+        } else if (!strcmp(a, "-i")) {
+            if (p2p_parse_long(val, 1, INT_MAX, &v)) goto bad;
+            o->iterations = (int)v;
+        } else if (!strcmp(a, "-x")) {
+            if (p2p_parse_long(val, 0, INT_MAX, &v)) goto bad;
+            o->warmup = (int)v;
+        } else { /* -W */
+            if (p2p_parse_long(val, 1, P2P_MAX_WINDOW, &v)) goto bad;
+            o->window = (int)v;
+        }
+        continue;
+    bad:
+        if (rank == 0) fprintf(stderr, "%s: invalid value for %s: '%s'\n", argv[0], a, val);
+        return 2;
+    }
+    if (o->max_size < o->min_size) {
+        if (rank == 0) fprintf(stderr, "%s: -m: MIN (%ld) is larger than MAX (%ld)\n", argv[0], o->min_size, o->max_size);
+        return 2;
+    }
+    return 0;
+}
+
+/* Page-aligned buffer of at least max(size, 1) bytes filled with c (OSU aligns to the page size). */
+static char *p2p_alloc(long size, char c)
+{
+    void *p = NULL;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t n = (size_t)(size > 0 ? size : 1);
+    if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, n) != 0) {
+        fprintf(stderr, "out of memory allocating %zu bytes\n", n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(p, c, n);
+    return p;
+}
+
+/*
+ * Common start: MPI_Init, parse, check for exactly 2 ranks, print the header on rank 0.
+ * Returns -1 if the program should exit with the code stored in *exit_code (MPI already finalized).
+ */
+static int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct p2p_options *o, int *rank,
+                     int *exit_code)
+{
+    int size, rc;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    rc = p2p_parse(*argc, *argv, kind, *rank, o);
+    if (rc != 0) {
+        MPI_Finalize();
+        *exit_code = rc == 1 ? 0 : 2;
+        return -1;
+    }
+    if (size != 2) {
+        if (*rank == 0) fprintf(stderr, "%s: this benchmark requires exactly 2 processes, got %d\n", (*argv)[0], size);
+        MPI_Finalize();
+        *exit_code = 1;
+        return -1;
+    }
+    if (*rank == 0) {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        char host[MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_Get_library_version(lib, &len);
+        lib[strcspn(lib, "\n,")] = '\0';
+        for (char *p = lib; *p; p++)
+            if (*p == '\t') *p = ' ';
+        MPI_Get_processor_name(host, &len);
+        printf("# FT-MPI/J %s %s\n", p2p_title(kind), P2P_VERSION);
+        printf("# Implementation: %s (C peer)\n", lib);
+        if (kind == P2P_LATENCY)
+            printf("# Buffer: page-aligned malloc, blocking send/recv\n");
+        else
+            printf("# Buffer: page-aligned malloc, window %d\n", o->window);
+        printf("# Host: %s\n", host);
+        printf("%-*s%*s\n", P2P_SIZE_WIDTH, "# Size", P2P_FIELD_WIDTH,
+               kind == P2P_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)");
+        fflush(stdout);
+    }
+    return 0;
+}
+
+static void p2p_row(long size, double value)
+{
+    printf("%-*ld%*.2f\n", P2P_SIZE_WIDTH, size, P2P_FIELD_WIDTH, value);
+    fflush(stdout);
+}
+
+#endif

@@ -1,0 +1,71 @@
+package org.ftmpi.bench;
+
+import java.io.PrintStream;
+import mpi.MPI;
+import mpi.MPIException;
+
+/**
+ * Entry point of the OSU-style point-to-point benchmarks:
+ * {@code bin/ftmpirun -np 2 bench latency|bandwidth|bw|bibw [options]}; see {@link P2POptions#usage()}.
+ */
+public final class Main {
+    /** Exit status for a command-line error. */
+    static final int EXIT_USAGE = 2;
+    /** Exit status for a run-time error (wrong number of ranks, MPI failure). */
+    static final int EXIT_FAILURE = 1;
+
+    private Main() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the benchmark and returns the process exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            err.println("bench: no benchmark given");
+            err.print(P2POptions.usage());
+            return EXIT_USAGE;
+        }
+        for (String a : args) {
+            if (a.equals("-h") || a.equals("--help")) {
+                out.print(P2POptions.usage());
+                return 0;
+            }
+        }
+        P2POptions options;
+        try {
+            options = P2POptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("bench: " + e.getMessage());
+            err.println("Try 'bench --help'.");
+            return EXIT_USAGE;
+        }
+        try {
+            MPI.Init(args);
+            int status;
+            try {
+                int size = MPI.COMM_WORLD.getSize();
+                int rank = MPI.COMM_WORLD.getRank();
+                if (size != 2) {
+                    if (rank == 0) {
+                        err.println("bench " + options.benchmark().cliName()
+                                + ": this benchmark requires exactly 2 processes, got " + size
+                                + " (run: bin/ftmpirun -np 2 bench " + options.benchmark().cliName() + ")");
+                    }
+                    status = EXIT_FAILURE;
+                } else {
+                    new P2PRunner(options, MPI.COMM_WORLD, rank, out).run();
+                    status = 0;
+                }
+            } finally {
+                out.flush();
+                MPI.Finalize();
+            }
+            return status;
+        } catch (MPIException e) {
+            err.println("bench " + options.benchmark().cliName() + ": MPI error: " + e.getMessage());
+            return EXIT_FAILURE;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.ftmpi.bench;
+
+import java.util.Locale;
+
+/**
+ * OSU-compatible text output: {@code #}-prefixed header lines, then one row per message size with
+ * the size left-aligned in 10 columns and the value right-aligned in 18 columns with 2 decimals
+ * (OSU's {@code "%-10d%18.2f"}). The C peers in {@code bench/peers} print the identical format, so
+ * {@code compare-p2p.sh} parses both the same way: it ignores lines starting with {@code #}.
+ */
+public final class OsuTable {
+    /** Suite version printed in the header line. */
+    public static final String VERSION = "v0.1";
+    /** Width of the size column (left-aligned). */
+    public static final int SIZE_WIDTH = 10;
+    /** Width of the value column (right-aligned). */
+    public static final int FIELD_WIDTH = 18;
+
+    private OsuTable() {}
+
+    /** First header line, e.g. {@code # FT-MPI/J Latency Test v0.1}. */
+    public static String titleLine(P2PBenchmark benchmark) {
+        return "# FT-MPI/J " + benchmark.title() + " " + VERSION;
+    }
+
+    /** Column header line, e.g. {@code # Size          Latency (us)}. */
+    public static String columnLine(P2PBenchmark benchmark) {
+        return String.format(Locale.ROOT, "%-" + SIZE_WIDTH + "s%" + FIELD_WIDTH + "s", "# Size",
+                benchmark.valueHeader());
+    }
+
+    /** The complete header: title, description comments, column header; lines end with '\n'. */
+    public static String header(P2POptions options, String processorName) {
+        P2PBenchmark b = options.benchmark();
+        StringBuilder sb = new StringBuilder();
+        sb.append(titleLine(b)).append('\n');
+        sb.append("# Implementation: FT-MPI/J (Java ").append(Runtime.version()).append(")\n");
+        sb.append("# Buffer: ").append(options.buffer() == P2POptions.BufferKind.DIRECT
+                ? "direct ByteBuffer (MPI.newByteBuffer)" : "byte[]");
+        sb.append(b.usesWindow() ? ", window " + options.window() : ", blocking send/recv");
+        sb.append('\n');
+        if (processorName != null && !processorName.isEmpty()) {
+            sb.append("# Host: ").append(processorName).append('\n');
+        }
+        sb.append(columnLine(b)).append('\n');
+        return sb.toString();
+    }
+
+    /** One data row: {@code "%-10d%18.2f"}. */
+    public static String row(int size, double value) {
+        return String.format(Locale.ROOT, "%-" + SIZE_WIDTH + "d%" + FIELD_WIDTH + ".2f", size, value);
+    }
+
+    /** One-way latency in microseconds of a ping-pong: elapsed / (2 * iterations). */
+    public static double latencyMicros(double elapsedSeconds, int iterations) {
+        return elapsedSeconds * 1e6 / (2.0 * iterations);
+    }
+
+    /**
+     * Bandwidth in MB/s (10^6 bytes per second) as OSU computes it:
+     * {@code size / 1e6 * iterations * window * directions / elapsed}.
+     */
+    public static double bandwidthMBps(int size, int iterations, int window, int directions,
+                                       double elapsedSeconds) {
+        return size / 1e6 * iterations * window * directions / elapsedSeconds;
+    }
+}

@@ -1,0 +1,188 @@
+package org.ftmpi.bench;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import mpi.Request;
+
+/**
+ * Runs one point-to-point benchmark on ranks 0 and 1 of {@code MPI.COMM_WORLD}, following the OSU
+ * Micro-Benchmarks 7.x methodology: for every size a barrier, {@code warmup} untimed iterations, then
+ * {@code iterations} timed iterations measured with {@code MPI.wtime()} on rank 0, which alone prints.
+ */
+final class P2PRunner {
+    private static final int TAG_DATA = 1;
+    private static final int TAG_WINDOW = 100;
+    private static final int TAG_ACK = 101;
+    private static final int ACK_BYTES = 4;
+
+    private final P2POptions options;
+    private final Intracomm comm;
+    private final int rank;
+    private final int peer;
+    private final PrintStream out;
+
+    P2PRunner(P2POptions options, Intracomm comm, int rank, PrintStream out) {
+        this.options = options;
+        this.comm = comm;
+        this.rank = rank;
+        this.peer = 1 - rank;
+        this.out = out;
+    }
+
+    void run() throws MPIException {
+        if (rank == 0) {
+            out.print(OsuTable.header(options, MPI.getProcessorName()));
+            out.flush();
+        }
+        switch (options.benchmark()) {
+            case LATENCY -> {
+                if (options.buffer() == P2POptions.BufferKind.ARRAY) {
+                    latencyArray();
+                } else {
+                    latencyDirect();
+                }
+            }
+            case BANDWIDTH -> bandwidth();
+            case BIBW -> bibw();
+        }
+    }
+
+    private int capacity() {
+        return Math.max(1, options.maxSize());
+    }
+
+    private static ByteBuffer filled(int capacity, byte value) {
+        ByteBuffer b = MPI.newByteBuffer(capacity);
+        for (int i = 0; i < capacity; i++) {
+            b.put(i, value);
+        }
+        return b;
+    }
+
+    private void report(int size, double value) {
+        if (rank == 0) {
+            out.println(OsuTable.row(size, value));
+            out.flush();
+        }
+    }
+
+    private void latencyDirect() throws MPIException {
+        ByteBuffer sbuf = filled(capacity(), (byte) 'a');
+        ByteBuffer rbuf = filled(capacity(), (byte) 'b');
+        for (int size : options.sizes()) {
+            int iters = options.iterationsFor(size);
+            int skip = options.warmupFor(size);
+            comm.barrier();
+            double start = 0;
+            if (rank == 0) {
+                for (int i = 0; i < iters + skip; i++) {
+                    if (i == skip) {
+                        start = MPI.wtime();
+                    }
+                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
+                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
+                }
+                report(size, OsuTable.latencyMicros(MPI.wtime() - start, iters));
+            } else {
+                for (int i = 0; i < iters + skip; i++) {
+                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
+                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
+                }
+            }
+        }
+    }
+
+    private void latencyArray() throws MPIException {
+        byte[] sbuf = new byte[capacity()];
+        byte[] rbuf = new byte[capacity()];
+        java.util.Arrays.fill(sbuf, (byte) 'a');
+        java.util.Arrays.fill(rbuf, (byte) 'b');
+        for (int size : options.sizes()) {
+            int iters = options.iterationsFor(size);
+            int skip = options.warmupFor(size);
+            comm.barrier();
+            double start = 0;
+            if (rank == 0) {
+                for (int i = 0; i < iters + skip; i++) {
+                    if (i == skip) {
+                        start = MPI.wtime();
+                    }
+                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
+                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
+                }
+                report(size, OsuTable.latencyMicros(MPI.wtime() - start, iters));
+            } else {
+                for (int i = 0; i < iters + skip; i++) {
+                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
+                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
+                }
+            }
+        }
+    }
+
+    private void bandwidth() throws MPIException {
+        int window = options.window();
+        ByteBuffer sbuf = filled(capacity(), (byte) 'a');
+        ByteBuffer rbuf = filled(capacity(), (byte) 'b');
+        ByteBuffer ack = MPI.newByteBuffer(ACK_BYTES);
+        Request[] reqs = new Request[window];
+        for (int size : options.sizes()) {
+            int iters = options.iterationsFor(size);
+            int skip = options.warmupFor(size);
+            comm.barrier();
+            double start = 0;
+            if (rank == 0) {
+                for (int i = 0; i < iters + skip; i++) {
+                    if (i == skip) {
+                        start = MPI.wtime();
+                    }
+                    for (int w = 0; w < window; w++) {
+                        reqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+                    }
+                    Request.waitAll(reqs);
+                    comm.recv(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+                }
+                report(size, OsuTable.bandwidthMBps(size, iters, window, 1, MPI.wtime() - start));
+            } else {
+                for (int i = 0; i < iters + skip; i++) {
+                    for (int w = 0; w < window; w++) {
+                        reqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+                    }
+                    Request.waitAll(reqs);
+                    comm.send(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+                }
+            }
+        }
+    }
+
+    private void bibw() throws MPIException {
+        int window = options.window();
+        ByteBuffer sbuf = filled(capacity(), (byte) 'a');
+        ByteBuffer rbuf = filled(capacity(), (byte) 'b');
+        Request[] sendReqs = new Request[window];
+        Request[] recvReqs = new Request[window];
+        for (int size : options.sizes()) {
+            int iters = options.iterationsFor(size);
+            int skip = options.warmupFor(size);
+            comm.barrier();
+            double start = 0;
+            for (int i = 0; i < iters + skip; i++) {
+                if (i == skip) {
+                    start = MPI.wtime();
+                }
+                for (int w = 0; w < window; w++) {
+                    recvReqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+                }
+                for (int w = 0; w < window; w++) {
+                    sendReqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+                }
+                Request.waitAll(sendReqs);
+                Request.waitAll(recvReqs);
+            }
+            report(size, OsuTable.bandwidthMBps(size, iters, window, 2, MPI.wtime() - start));
+        }
+    }
+}
