@@ -22,6 +22,10 @@ import jdk.incubator.vector.VectorSpecies;
  */
 final class VectorKernel extends Kernel {
     private static final ByteOrder NO = ByteOrder.nativeOrder();
+    private static final byte LOW = 0x0f;
+    /** Bytes per shard processed by one kernel call (a multiple of 2 * 64). */
+    static final long CHUNK = 16 * 1024;
+    private static final VectorOperators.Associative XOR = VectorOperators.XOR;
 
     /**
      * The species must be a compile-time constant for C2 to intrinsify the Vector API (an instance
@@ -81,13 +85,18 @@ final class VectorKernel extends Kernel {
         Expanded e = (Expanded) t.expanded;
         long vend = len - len % vl;
         int rows = t.rows;
-        int r = 0;
-        for (; rows - r >= 4; r += 4) dot4(e.nib, rows, r, in, out[r], out[r + 1], out[r + 2], out[r + 3], vend);
-        switch (rows - r) {
-            case 3 -> dot3(e.nib, rows, r, in, out[r], out[r + 1], out[r + 2], vend);
-            case 2 -> dot2(e.nib, rows, r, in, out[r], out[r + 1], vend);
-            case 1 -> dot1(e.nib, rows, r, in, out[r], vend);
-            default -> { }
+        // Chunks bound the work per kernel call: the data of a chunk stays in L1/L2 across row groups,
+        // and the JIT sees many short calls (fast C2 compilation, a deoptimisation costs one chunk).
+        for (long from = 0; from < vend; from += CHUNK) {
+            long to = Math.min(vend, from + CHUNK);
+            int r = 0;
+            for (; rows - r >= 4; r += 4) dot4(e.nib, rows, r, in, out[r], out[r + 1], out[r + 2], out[r + 3], from, to);
+            switch (rows - r) {
+                case 3 -> dot3(e.nib, rows, r, in, out[r], out[r + 1], out[r + 2], from, to);
+                case 2 -> dot2(e.nib, rows, r, in, out[r], out[r + 1], from, to);
+                case 1 -> dot1(e.nib, rows, r, in, out[r], from, to);
+                default -> { }
+            }
         }
         if (vend < len) {
             long wend = vend + ((len - vend) & ~7L);
@@ -96,58 +105,70 @@ final class VectorKernel extends Kernel {
         }
     }
 
-    private ByteVector load(MemorySegment s, long off) {
-        return ByteVector.fromMemorySegment(species, s, off, NO);
-    }
+    // dot1..dot4 are written out by hand on purpose: C2 must see the whole loop body in one
+    // compilation unit (small helper methods get compiled on their own first and are then not
+    // inlined, which boxes every vector), and the accumulators must be locals to stay in registers.
 
-    private ByteVector tbl(byte[] nib, int off) {
-        return ByteVector.fromArray(species, nib, off);
-    }
-
-    private static ByteVector x(ByteVector a, ByteVector b) {
-        return a.lanewise(VectorOperators.XOR, b);
-    }
-
-    /** a * d for the coefficient whose tables start at {@code off}, given d's nibbles. */
-    private ByteVector mul(byte[] nib, int off, ByteVector lo, ByteVector hi) {
-        return lo.selectFrom(tbl(nib, off)).lanewise(VectorOperators.XOR, hi.selectFrom(tbl(nib, off + vl)));
-    }
-
-    private void dot4(byte[] nib, int rows, int r0, MemorySegment[] in,
-                      MemorySegment o0, MemorySegment o1, MemorySegment o2, MemorySegment o3, long n) {
-        final int cols = in.length, stride = rows * 2 * vl, first = r0 * 2 * vl;
-        long i = 0;
-        for (; i + 2L * vl <= n; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), a1 = a0, a2 = a0, a3 = a0;
-            ByteVector b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
+    private static void dot4(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, MemorySegment o1, MemorySegment o2, MemorySegment o3, long from, long to) {
+        final int stride = rows * 2 * vl, first = r0 * 2 * vl;
+        long i = from;
+        for (; i + 2L * vl <= to; i += 2L * vl) {
+            ByteVector a0 = ByteVector.zero(species), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0;
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
                 MemorySegment s = in[c];
-                ByteVector d = load(s, i), f = load(s, i + vl);
-                ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
-                ByteVector fl = f.and((byte) 0x0f), fh = f.lanewise(VectorOperators.LSHR, 4);
-                a0 = x(a0, mul(nib, t, dl, dh));
-                b0 = x(b0, mul(nib, t, fl, fh));
-                a1 = x(a1, mul(nib, t + 2 * vl, dl, dh));
-                b1 = x(b1, mul(nib, t + 2 * vl, fl, fh));
-                a2 = x(a2, mul(nib, t + 4 * vl, dl, dh));
-                b2 = x(b2, mul(nib, t + 4 * vl, fl, fh));
-                a3 = x(a3, mul(nib, t + 6 * vl, dl, dh));
-                b3 = x(b3, mul(nib, t + 6 * vl, fl, fh));
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d1 = ByteVector.fromMemorySegment(species, s, i + vl, NO);
+                ByteVector l1 = d1.and(LOW);
+                ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 2 * vl);
+                th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
+                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b1 = b1.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 4 * vl);
+                th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
+                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b2 = b2.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 6 * vl);
+                th = ByteVector.fromArray(species, nib, t + 6 * vl + vl);
+                a3 = a3.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b3 = b3.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO); b0.intoMemorySegment(o0, i + vl, NO);
-            a1.intoMemorySegment(o1, i, NO); b1.intoMemorySegment(o1, i + vl, NO);
-            a2.intoMemorySegment(o2, i, NO); b2.intoMemorySegment(o2, i + vl, NO);
-            a3.intoMemorySegment(o3, i, NO); b3.intoMemorySegment(o3, i + vl, NO);
+            a0.intoMemorySegment(o0, i, NO);
+            b0.intoMemorySegment(o0, i + vl, NO);
+            a1.intoMemorySegment(o1, i, NO);
+            b1.intoMemorySegment(o1, i + vl, NO);
+            a2.intoMemorySegment(o2, i, NO);
+            b2.intoMemorySegment(o2, i + vl, NO);
+            a3.intoMemorySegment(o3, i, NO);
+            b3.intoMemorySegment(o3, i + vl, NO);
         }
-        for (; i < n; i += vl) {
+        for (; i < to; i += vl) {
             ByteVector a0 = ByteVector.zero(species), a1 = a0, a2 = a0, a3 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
-                ByteVector d = load(in[c], i);
-                ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
-                a0 = x(a0, mul(nib, t, dl, dh));
-                a1 = x(a1, mul(nib, t + 2 * vl, dl, dh));
-                a2 = x(a2, mul(nib, t + 4 * vl, dl, dh));
-                a3 = x(a3, mul(nib, t + 6 * vl, dl, dh));
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
+                MemorySegment s = in[c];
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 2 * vl);
+                th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
+                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 4 * vl);
+                th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
+                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 6 * vl);
+                th = ByteVector.fromArray(species, nib, t + 6 * vl + vl);
+                a3 = a3.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
             a0.intoMemorySegment(o0, i, NO);
             a1.intoMemorySegment(o1, i, NO);
@@ -156,37 +177,57 @@ final class VectorKernel extends Kernel {
         }
     }
 
-    private void dot3(byte[] nib, int rows, int r0, MemorySegment[] in,
-                      MemorySegment o0, MemorySegment o1, MemorySegment o2, long n) {
-        final int cols = in.length, stride = rows * 2 * vl, first = r0 * 2 * vl;
-        long i = 0;
-        for (; i + 2L * vl <= n; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), a1 = a0, a2 = a0;
-            ByteVector b0 = a0, b1 = a0, b2 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
+    private static void dot3(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, MemorySegment o1, MemorySegment o2, long from, long to) {
+        final int stride = rows * 2 * vl, first = r0 * 2 * vl;
+        long i = from;
+        for (; i + 2L * vl <= to; i += 2L * vl) {
+            ByteVector a0 = ByteVector.zero(species), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0;
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
                 MemorySegment s = in[c];
-                ByteVector d = load(s, i), f = load(s, i + vl);
-                ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
-                ByteVector fl = f.and((byte) 0x0f), fh = f.lanewise(VectorOperators.LSHR, 4);
-                a0 = x(a0, mul(nib, t, dl, dh));
-                b0 = x(b0, mul(nib, t, fl, fh));
-                a1 = x(a1, mul(nib, t + 2 * vl, dl, dh));
-                b1 = x(b1, mul(nib, t + 2 * vl, fl, fh));
-                a2 = x(a2, mul(nib, t + 4 * vl, dl, dh));
-                b2 = x(b2, mul(nib, t + 4 * vl, fl, fh));
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d1 = ByteVector.fromMemorySegment(species, s, i + vl, NO);
+                ByteVector l1 = d1.and(LOW);
+                ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 2 * vl);
+                th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
+                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b1 = b1.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 4 * vl);
+                th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
+                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b2 = b2.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO); b0.intoMemorySegment(o0, i + vl, NO);
-            a1.intoMemorySegment(o1, i, NO); b1.intoMemorySegment(o1, i + vl, NO);
-            a2.intoMemorySegment(o2, i, NO); b2.intoMemorySegment(o2, i + vl, NO);
+            a0.intoMemorySegment(o0, i, NO);
+            b0.intoMemorySegment(o0, i + vl, NO);
+            a1.intoMemorySegment(o1, i, NO);
+            b1.intoMemorySegment(o1, i + vl, NO);
+            a2.intoMemorySegment(o2, i, NO);
+            b2.intoMemorySegment(o2, i + vl, NO);
         }
-        for (; i < n; i += vl) {
+        for (; i < to; i += vl) {
             ByteVector a0 = ByteVector.zero(species), a1 = a0, a2 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
-                ByteVector d = load(in[c], i);
-                ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
-                a0 = x(a0, mul(nib, t, dl, dh));
-                a1 = x(a1, mul(nib, t + 2 * vl, dl, dh));
-                a2 = x(a2, mul(nib, t + 4 * vl, dl, dh));
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
+                MemorySegment s = in[c];
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 2 * vl);
+                th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
+                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 4 * vl);
+                th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
+                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
             a0.intoMemorySegment(o0, i, NO);
             a1.intoMemorySegment(o1, i, NO);
@@ -194,57 +235,87 @@ final class VectorKernel extends Kernel {
         }
     }
 
-    private void dot2(byte[] nib, int rows, int r0, MemorySegment[] in,
-                      MemorySegment o0, MemorySegment o1, long n) {
-        final int cols = in.length, stride = rows * 2 * vl, first = r0 * 2 * vl;
-        long i = 0;
-        for (; i + 2L * vl <= n; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), a1 = a0, b0 = a0, b1 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
+    private static void dot2(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, MemorySegment o1, long from, long to) {
+        final int stride = rows * 2 * vl, first = r0 * 2 * vl;
+        long i = from;
+        for (; i + 2L * vl <= to; i += 2L * vl) {
+            ByteVector a0 = ByteVector.zero(species), b0 = a0, a1 = a0, b1 = a0;
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
                 MemorySegment s = in[c];
-                ByteVector d = load(s, i), f = load(s, i + vl);
-                ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
-                ByteVector fl = f.and((byte) 0x0f), fh = f.lanewise(VectorOperators.LSHR, 4);
-                a0 = x(a0, mul(nib, t, dl, dh));
-                b0 = x(b0, mul(nib, t, fl, fh));
-                a1 = x(a1, mul(nib, t + 2 * vl, dl, dh));
-                b1 = x(b1, mul(nib, t + 2 * vl, fl, fh));
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d1 = ByteVector.fromMemorySegment(species, s, i + vl, NO);
+                ByteVector l1 = d1.and(LOW);
+                ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 2 * vl);
+                th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
+                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b1 = b1.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO); b0.intoMemorySegment(o0, i + vl, NO);
-            a1.intoMemorySegment(o1, i, NO); b1.intoMemorySegment(o1, i + vl, NO);
+            a0.intoMemorySegment(o0, i, NO);
+            b0.intoMemorySegment(o0, i + vl, NO);
+            a1.intoMemorySegment(o1, i, NO);
+            b1.intoMemorySegment(o1, i + vl, NO);
         }
-        for (; i < n; i += vl) {
+        for (; i < to; i += vl) {
             ByteVector a0 = ByteVector.zero(species), a1 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
-                ByteVector d = load(in[c], i);
-                ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
-                a0 = x(a0, mul(nib, t, dl, dh));
-                a1 = x(a1, mul(nib, t + 2 * vl, dl, dh));
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
+                MemorySegment s = in[c];
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                tl = ByteVector.fromArray(species, nib, t + 2 * vl);
+                th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
+                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
             a0.intoMemorySegment(o0, i, NO);
             a1.intoMemorySegment(o1, i, NO);
         }
     }
 
-    private void dot1(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, long n) {
-        final int cols = in.length, stride = rows * 2 * vl, first = r0 * 2 * vl;
-        long i = 0;
-        for (; i + 2L * vl <= n; i += 2L * vl) {
+    private static void dot1(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, long from, long to) {
+        final int stride = rows * 2 * vl, first = r0 * 2 * vl;
+        long i = from;
+        for (; i + 2L * vl <= to; i += 2L * vl) {
             ByteVector a0 = ByteVector.zero(species), b0 = a0;
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
                 MemorySegment s = in[c];
-                ByteVector d = load(s, i), f = load(s, i + vl);
-                a0 = x(a0, mul(nib, t, d.and((byte) 0x0f), d.lanewise(VectorOperators.LSHR, 4)));
-                b0 = x(b0, mul(nib, t, f.and((byte) 0x0f), f.lanewise(VectorOperators.LSHR, 4)));
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d1 = ByteVector.fromMemorySegment(species, s, i + vl, NO);
+                ByteVector l1 = d1.and(LOW);
+                ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
             }
             a0.intoMemorySegment(o0, i, NO);
             b0.intoMemorySegment(o0, i + vl, NO);
         }
-        for (; i < n; i += vl) {
+        for (; i < to; i += vl) {
             ByteVector a0 = ByteVector.zero(species);
-            for (int c = 0, t = first; c < cols; c++, t += stride) {
-                ByteVector d = load(in[c], i);
-                a0 = x(a0, mul(nib, t, d.and((byte) 0x0f), d.lanewise(VectorOperators.LSHR, 4)));
+            for (int c = 0; c < in.length; c++) {
+                int t = first + c * stride;
+                MemorySegment s = in[c];
+                ByteVector d0 = ByteVector.fromMemorySegment(species, s, i, NO);
+                ByteVector l0 = d0.and(LOW);
+                ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector tl = ByteVector.fromArray(species, nib, t);
+                ByteVector th = ByteVector.fromArray(species, nib, t + vl);
+                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
             a0.intoMemorySegment(o0, i, NO);
         }
@@ -257,11 +328,17 @@ final class VectorKernel extends Kernel {
         int rows = t.rows;
         long vend = len - len % vl;
         for (long i = 0; i < vend; i += vl) {
-            ByteVector d = x(load(a, i), load(b, i));
-            ByteVector dl = d.and((byte) 0x0f), dh = d.lanewise(VectorOperators.LSHR, 4);
+            ByteVector d = ByteVector.fromMemorySegment(species, a, i, NO)
+                    .lanewise(XOR, ByteVector.fromMemorySegment(species, b, i, NO));
+            ByteVector l = d.and(LOW);
+            ByteVector h = d.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
             for (int r = 0; r < rows; r++) {
                 MemorySegment o = out[r];
-                x(load(o, i), mul(nib, r * 2 * vl, dl, dh)).intoMemorySegment(o, i, NO);
+                ByteVector tl = ByteVector.fromArray(species, nib, r * 2 * vl);
+                ByteVector th = ByteVector.fromArray(species, nib, r * 2 * vl + vl);
+                ByteVector.fromMemorySegment(species, o, i, NO)
+                        .lanewise(XOR, l.selectFrom(tl)).lanewise(XOR, h.selectFrom(th))
+                        .intoMemorySegment(o, i, NO);
             }
         }
         if (vend < len) {
