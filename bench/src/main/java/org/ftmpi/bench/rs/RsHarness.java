@@ -32,6 +32,7 @@ public final class RsHarness {
             List<Variant> vs = new ArrayList<>();
             ReedSolomon rs = ReedSolomon.create(k, m);
             System.out.println("# shape " + k + "+" + m + " shard=" + len + " kernel=" + rs.backendName());
+            System.out.printf("PARITYHASH %d %d %016x%n", k, m, parityHash(rs, k, m, len));
             vs.add(new Variant("ours", "encode", codecEncode(rs, k, m, len)));
             vs.add(new Variant("ours", "decode", codecDecode(rs, k, m, len)));
             if (scalar) {
@@ -48,6 +49,7 @@ public final class RsHarness {
                     // rotate start so no variant always runs first
                     int j = (i + r) % vs.size();
                     res[j][r] = vs.get(j).sample(sampleNanos) * k * (double) len / 1e9;
+                    System.out.printf("SAMPLE %s %s %d %d %.3f%n", vs.get(j).impl, vs.get(j).op, k, m, res[j][r]);
                 }
             }
             for (int i = 0; i < vs.size(); i++) {
@@ -71,6 +73,22 @@ public final class RsHarness {
             } while (t - t0 < nanos);
             return n * 1e9 / (t - t0);
         }
+    }
+
+    /** FNV-1a 64 over the parity of the pattern data[i][j] = i*131 + j*7 (same as isal_bench.c). */
+    static long parityHash(ReedSolomon rs, int k, int m, int len) {
+        byte[][] d = new byte[k][len];
+        for (int i = 0; i < k; i++) for (int j = 0; j < len; j++) d[i][j] = (byte) (i * 131 + j * 7);
+        byte[][] p = new byte[m][len];
+        rs.encode(d, p);
+        long h = 0xcbf29ce484222325L;
+        for (byte[] q : p) {
+            for (byte b : q) {
+                h ^= b & 0xff;
+                h *= 0x100000001b3L;
+            }
+        }
+        return h;
     }
 
     static MemorySegment[] segments(int n, int len, Random rnd) {

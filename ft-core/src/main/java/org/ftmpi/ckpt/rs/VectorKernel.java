@@ -14,7 +14,9 @@ import jdk.incubator.vector.VectorSpecies;
  * hardware, {@code vpermb} for wider ones; see docs/erasure-coding.md).
  *
  * <p>Each data vector is loaded once and used for up to four output rows (the accumulators stay in
- * registers), and two vectors are processed per iteration to hide shuffle latency. More than four
+ * registers), and several vectors are processed per iteration (4 for one or two rows, 2 for three or
+ * four rows, which keeps 8 accumulators + nibbles + tables within the 32 AVX-512 registers) to hide
+ * shuffle latency and amortise the per-segment bounds/liveness checks. More than four
  * rows are done in passes of four. Bytes after the last whole vector go through the scalar kernel.
  *
  * <p>Only instantiate this class (reflectively, via {@link Kernels}) after checking that the
@@ -113,7 +115,7 @@ final class VectorKernel extends Kernel {
         final int stride = rows * 2 * vl, first = r0 * 2 * vl;
         long i = from;
         for (; i + 2L * vl <= to; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0;
+            ByteVector y00 = ByteVector.zero(species), y10 = y00, y01 = y00, y11 = y00, y02 = y00, y12 = y00, y03 = y00, y13 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -125,32 +127,32 @@ final class VectorKernel extends Kernel {
                 ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y10 = y10.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 2 * vl);
                 th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
-                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b1 = b1.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y01 = y01.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y11 = y11.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 4 * vl);
                 th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
-                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b2 = b2.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y02 = y02.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y12 = y12.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 6 * vl);
                 th = ByteVector.fromArray(species, nib, t + 6 * vl + vl);
-                a3 = a3.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b3 = b3.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y03 = y03.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y13 = y13.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            b0.intoMemorySegment(o0, i + vl, NO);
-            a1.intoMemorySegment(o1, i, NO);
-            b1.intoMemorySegment(o1, i + vl, NO);
-            a2.intoMemorySegment(o2, i, NO);
-            b2.intoMemorySegment(o2, i + vl, NO);
-            a3.intoMemorySegment(o3, i, NO);
-            b3.intoMemorySegment(o3, i + vl, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y10.intoMemorySegment(o0, i + vl, NO);
+            y01.intoMemorySegment(o1, i, NO);
+            y11.intoMemorySegment(o1, i + vl, NO);
+            y02.intoMemorySegment(o2, i, NO);
+            y12.intoMemorySegment(o2, i + vl, NO);
+            y03.intoMemorySegment(o3, i, NO);
+            y13.intoMemorySegment(o3, i + vl, NO);
         }
         for (; i < to; i += vl) {
-            ByteVector a0 = ByteVector.zero(species), a1 = a0, a2 = a0, a3 = a0;
+            ByteVector y00 = ByteVector.zero(species), y01 = y00, y02 = y00, y03 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -159,21 +161,21 @@ final class VectorKernel extends Kernel {
                 ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 2 * vl);
                 th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
-                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y01 = y01.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 4 * vl);
                 th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
-                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y02 = y02.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 6 * vl);
                 th = ByteVector.fromArray(species, nib, t + 6 * vl + vl);
-                a3 = a3.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y03 = y03.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            a1.intoMemorySegment(o1, i, NO);
-            a2.intoMemorySegment(o2, i, NO);
-            a3.intoMemorySegment(o3, i, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y01.intoMemorySegment(o1, i, NO);
+            y02.intoMemorySegment(o2, i, NO);
+            y03.intoMemorySegment(o3, i, NO);
         }
     }
 
@@ -181,7 +183,7 @@ final class VectorKernel extends Kernel {
         final int stride = rows * 2 * vl, first = r0 * 2 * vl;
         long i = from;
         for (; i + 2L * vl <= to; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0;
+            ByteVector y00 = ByteVector.zero(species), y10 = y00, y01 = y00, y11 = y00, y02 = y00, y12 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -193,26 +195,26 @@ final class VectorKernel extends Kernel {
                 ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y10 = y10.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 2 * vl);
                 th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
-                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b1 = b1.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y01 = y01.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y11 = y11.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 4 * vl);
                 th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
-                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b2 = b2.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y02 = y02.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y12 = y12.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            b0.intoMemorySegment(o0, i + vl, NO);
-            a1.intoMemorySegment(o1, i, NO);
-            b1.intoMemorySegment(o1, i + vl, NO);
-            a2.intoMemorySegment(o2, i, NO);
-            b2.intoMemorySegment(o2, i + vl, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y10.intoMemorySegment(o0, i + vl, NO);
+            y01.intoMemorySegment(o1, i, NO);
+            y11.intoMemorySegment(o1, i + vl, NO);
+            y02.intoMemorySegment(o2, i, NO);
+            y12.intoMemorySegment(o2, i + vl, NO);
         }
         for (; i < to; i += vl) {
-            ByteVector a0 = ByteVector.zero(species), a1 = a0, a2 = a0;
+            ByteVector y00 = ByteVector.zero(species), y01 = y00, y02 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -221,25 +223,25 @@ final class VectorKernel extends Kernel {
                 ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 2 * vl);
                 th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
-                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y01 = y01.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 4 * vl);
                 th = ByteVector.fromArray(species, nib, t + 4 * vl + vl);
-                a2 = a2.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y02 = y02.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            a1.intoMemorySegment(o1, i, NO);
-            a2.intoMemorySegment(o2, i, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y01.intoMemorySegment(o1, i, NO);
+            y02.intoMemorySegment(o2, i, NO);
         }
     }
 
     private static void dot2(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, MemorySegment o1, long from, long to) {
         final int stride = rows * 2 * vl, first = r0 * 2 * vl;
         long i = from;
-        for (; i + 2L * vl <= to; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), b0 = a0, a1 = a0, b1 = a0;
+        for (; i + 4L * vl <= to; i += 4L * vl) {
+            ByteVector y00 = ByteVector.zero(species), y10 = y00, y20 = y00, y30 = y00, y01 = y00, y11 = y00, y21 = y00, y31 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -249,22 +251,36 @@ final class VectorKernel extends Kernel {
                 ByteVector d1 = ByteVector.fromMemorySegment(species, s, i + vl, NO);
                 ByteVector l1 = d1.and(LOW);
                 ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d2 = ByteVector.fromMemorySegment(species, s, i + 2 * vl, NO);
+                ByteVector l2 = d2.and(LOW);
+                ByteVector h2 = d2.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d3 = ByteVector.fromMemorySegment(species, s, i + 3 * vl, NO);
+                ByteVector l3 = d3.and(LOW);
+                ByteVector h3 = d3.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y10 = y10.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y20 = y20.lanewise(XOR, l2.selectFrom(tl)).lanewise(XOR, h2.selectFrom(th));
+                y30 = y30.lanewise(XOR, l3.selectFrom(tl)).lanewise(XOR, h3.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 2 * vl);
                 th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
-                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b1 = b1.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y01 = y01.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y11 = y11.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y21 = y21.lanewise(XOR, l2.selectFrom(tl)).lanewise(XOR, h2.selectFrom(th));
+                y31 = y31.lanewise(XOR, l3.selectFrom(tl)).lanewise(XOR, h3.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            b0.intoMemorySegment(o0, i + vl, NO);
-            a1.intoMemorySegment(o1, i, NO);
-            b1.intoMemorySegment(o1, i + vl, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y10.intoMemorySegment(o0, i + vl, NO);
+            y20.intoMemorySegment(o0, i + 2 * vl, NO);
+            y30.intoMemorySegment(o0, i + 3 * vl, NO);
+            y01.intoMemorySegment(o1, i, NO);
+            y11.intoMemorySegment(o1, i + vl, NO);
+            y21.intoMemorySegment(o1, i + 2 * vl, NO);
+            y31.intoMemorySegment(o1, i + 3 * vl, NO);
         }
         for (; i < to; i += vl) {
-            ByteVector a0 = ByteVector.zero(species), a1 = a0;
+            ByteVector y00 = ByteVector.zero(species), y01 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -273,21 +289,21 @@ final class VectorKernel extends Kernel {
                 ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
                 tl = ByteVector.fromArray(species, nib, t + 2 * vl);
                 th = ByteVector.fromArray(species, nib, t + 2 * vl + vl);
-                a1 = a1.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y01 = y01.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            a1.intoMemorySegment(o1, i, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y01.intoMemorySegment(o1, i, NO);
         }
     }
 
     private static void dot1(byte[] nib, int rows, int r0, MemorySegment[] in, MemorySegment o0, long from, long to) {
         final int stride = rows * 2 * vl, first = r0 * 2 * vl;
         long i = from;
-        for (; i + 2L * vl <= to; i += 2L * vl) {
-            ByteVector a0 = ByteVector.zero(species), b0 = a0;
+        for (; i + 4L * vl <= to; i += 4L * vl) {
+            ByteVector y00 = ByteVector.zero(species), y10 = y00, y20 = y00, y30 = y00;
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -297,16 +313,26 @@ final class VectorKernel extends Kernel {
                 ByteVector d1 = ByteVector.fromMemorySegment(species, s, i + vl, NO);
                 ByteVector l1 = d1.and(LOW);
                 ByteVector h1 = d1.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d2 = ByteVector.fromMemorySegment(species, s, i + 2 * vl, NO);
+                ByteVector l2 = d2.and(LOW);
+                ByteVector h2 = d2.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
+                ByteVector d3 = ByteVector.fromMemorySegment(species, s, i + 3 * vl, NO);
+                ByteVector l3 = d3.and(LOW);
+                ByteVector h3 = d3.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
-                b0 = b0.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y10 = y10.lanewise(XOR, l1.selectFrom(tl)).lanewise(XOR, h1.selectFrom(th));
+                y20 = y20.lanewise(XOR, l2.selectFrom(tl)).lanewise(XOR, h2.selectFrom(th));
+                y30 = y30.lanewise(XOR, l3.selectFrom(tl)).lanewise(XOR, h3.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
-            b0.intoMemorySegment(o0, i + vl, NO);
+            y00.intoMemorySegment(o0, i, NO);
+            y10.intoMemorySegment(o0, i + vl, NO);
+            y20.intoMemorySegment(o0, i + 2 * vl, NO);
+            y30.intoMemorySegment(o0, i + 3 * vl, NO);
         }
         for (; i < to; i += vl) {
-            ByteVector a0 = ByteVector.zero(species);
+            ByteVector y00 = ByteVector.zero(species);
             for (int c = 0; c < in.length; c++) {
                 int t = first + c * stride;
                 MemorySegment s = in[c];
@@ -315,9 +341,9 @@ final class VectorKernel extends Kernel {
                 ByteVector h0 = d0.reinterpretAsInts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(LOW);
                 ByteVector tl = ByteVector.fromArray(species, nib, t);
                 ByteVector th = ByteVector.fromArray(species, nib, t + vl);
-                a0 = a0.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
+                y00 = y00.lanewise(XOR, l0.selectFrom(tl)).lanewise(XOR, h0.selectFrom(th));
             }
-            a0.intoMemorySegment(o0, i, NO);
+            y00.intoMemorySegment(o0, i, NO);
         }
     }
 
