@@ -41,8 +41,12 @@ public final class RsHarness {
                 vs.add(new Variant("scalar", "decode", codecDecode(sc, k, m, len)));
             }
             vs.add(new Variant("plain", "encode", plainEncode(rs, k, m, len)));
-            // warm-up: every variant for a few samples
-            for (int w = 0; w < 3; w++) for (Variant v : vs) v.sample(sampleNanos);
+            // warm-up: every variant for at least 3 samples and 2 s (C2 must have compiled the
+            // vector kernels; until then they run in the interpreter/C1, 100x slower)
+            for (Variant v : vs) {
+                long t0 = System.nanoTime();
+                for (int w = 0; w < 3 || System.nanoTime() - t0 < 2_000_000_000L; w++) v.sample(sampleNanos);
+            }
             double[][] res = new double[vs.size()][reps];
             for (int r = 0; r < reps; r++) {
                 for (int i = 0; i < vs.size(); i++) {

@@ -59,8 +59,8 @@ final class VectorKernel extends Kernel {
         return "vector-" + (vl * 8);
     }
 
-    /** Per-kernel form: the nibble tables plus the scalar masks for the tail. */
-    private record Expanded(byte[] nib, long[] masks) {}
+    /** Per-kernel form: the nibble tables plus the scalar kernel's tables for the tail. */
+    private record Expanded(byte[] nib, long[][] scalar) {}
 
     /**
      * Table layout: for column c and row r the low-nibble table starts at {@code ((c*rows + r)*2)*vl}
@@ -79,7 +79,7 @@ final class VectorKernel extends Kernel {
                 }
             }
         }
-        return new Tables(matrix.clone(), rows, cols, new Expanded(nib, ScalarKernel.masks(matrix, rows, cols)));
+        return new Tables(matrix.clone(), rows, cols, new Expanded(nib, ScalarKernel.packedTables(matrix, rows, cols)));
     }
 
     @Override
@@ -102,7 +102,7 @@ final class VectorKernel extends Kernel {
         }
         if (vend < len) {
             long wend = vend + ((len - vend) & ~7L);
-            ScalarKernel.dotWords(e.masks, rows, t.cols, in, out, vend, wend);
+            ScalarKernel.dotWords(e.scalar, rows, in, out, vend, wend);
             ScalarKernel.dotBytes(t.matrix, rows, t.cols, in, out, wend, len);
         }
     }
@@ -369,7 +369,7 @@ final class VectorKernel extends Kernel {
         }
         if (vend < len) {
             long wend = vend + ((len - vend) & ~7L);
-            ScalarKernel.updateWords(e.masks, rows, a, b, out, vend, wend);
+            ScalarKernel.updateWords(e.scalar, rows, a, b, out, vend, wend);
             ScalarKernel.updateBytes(t.matrix, rows, a, b, out, wend, len);
         }
     }
