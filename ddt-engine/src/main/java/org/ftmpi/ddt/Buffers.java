@@ -19,10 +19,11 @@ public final class Buffers {
             case null -> throw DatatypeException.buffer("buffer must not be null");
             case MemorySegment s -> s;
             case Buffer b -> {
-                if (b.hasArray() || b.isDirect()) {
+                try {
                     yield MemorySegment.ofBuffer(b.duplicate().clear());
+                } catch (IllegalArgumentException e) {
+                    throw DatatypeException.buffer("unsupported buffer " + b.getClass().getName() + ": " + e.getMessage());
                 }
-                throw DatatypeException.buffer("unsupported buffer " + b.getClass().getName());
             }
             case byte[] a -> MemorySegment.ofArray(a);
             case char[] a -> MemorySegment.ofArray(a);

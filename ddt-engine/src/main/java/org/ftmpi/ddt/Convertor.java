@@ -177,7 +177,10 @@ public final class Convertor {
      */
     public long packNext(MemorySegment dst, long dstOffset, long maxBytes) {
         requireMode(false);
-        checkExt(dst, dstOffset, maxBytes, "destination");
+        if (maxBytes < 0) {
+            throw DatatypeException.count("maxBytes must be >= 0, was " + maxBytes);
+        }
+        checkExt(dst, dstOffset, Math.min(maxBytes, total - pos), "destination");
         if (dst.isReadOnly()) {
             throw DatatypeException.buffer("destination buffer is read-only");
         }
