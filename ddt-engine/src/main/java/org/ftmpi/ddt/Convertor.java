@@ -38,6 +38,8 @@ public final class Convertor {
     private final long[] passInstances;
     private final long extent;
     private final long total;
+    /** Single pass, no padding, no byte swapping: the bulk-copy fast path. */
+    private final boolean plain;
     private final MemorySegment scratch = MemorySegment.ofArray(new long[1]);
 
     // resumable cursor
@@ -107,6 +109,7 @@ public final class Convertor {
             }
         }
         this.total = type.packSize(count, opts);
+        this.plain = passes.length == 1 && !aligned && !swap;
     }
 
     private void checkUserRange() {
@@ -184,7 +187,8 @@ public final class Convertor {
         if (dst.isReadOnly()) {
             throw DatatypeException.buffer("destination buffer is read-only");
         }
-        return transfer(dst, dstOffset, Math.min(maxBytes, total - pos));
+        long n = Math.min(maxBytes, total - pos);
+        return plain ? transferPlain(dst, dstOffset, n) : transfer(dst, dstOffset, n);
     }
 
     /** Packs into {@code dst} at its position (advanced by the bytes written), at most {@code maxBytes}. */
@@ -207,7 +211,8 @@ public final class Convertor {
     public long unpackNext(MemorySegment src, long srcOffset, long bytes) {
         requireMode(true);
         checkExt(src, srcOffset, bytes, "source");
-        long k = transfer(src, srcOffset, Math.min(bytes, total - pos));
+        long n = Math.min(bytes, total - pos);
+        long k = plain ? transferPlain(src, srcOffset, n) : transfer(src, srcOffset, n);
         if (k < bytes) {
             throw new DatatypeException(DatatypeException.Kind.TRUNCATE, "message truncated: " + (bytes - k)
                     + " bytes beyond the " + total + "-byte receive of " + count + " x " + type);
@@ -250,6 +255,93 @@ public final class Convertor {
     }
 
     // ------------------------------------------------------------------ engine
+
+    /**
+     * Fast path (one pass, no padding, no swapping): the cursor lives in locals for the whole
+     * call and is written back once; whole blocks are bulk or word copies, strided runs of whole
+     * blocks go to the tight {@link #gather}/{@link #scatter} loops.
+     */
+    private long transferPlain(MemorySegment ext, long extOff, long max) {
+        Program g = passes[0];
+        final long[] offs = g.off, lens = g.len, strides = g.stride, counts = g.count, ostrides = g.ostride,
+                ocounts = g.ocount;
+        final int n = g.n;
+        final long instances = passInstances[0];
+        final MemorySegment usr = user;
+        final boolean up = unpack;
+        long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
+        int op = this.op;
+        long done = 0;
+        while (done < max) {
+            if (op == n) {
+                op = 0;
+                inst++;
+                continue;
+            }
+            long len = lens[op];
+            long addr = base + inst * extent + offs[op] + oi * ostrides[op] + ii * strides[op];
+            long room = max - done;
+            long e = extOff + done;
+            if (b == 0 && room >= len) {
+                long cnt = counts[op];
+                if (cnt == 1) {
+                    if (up) {
+                        copy(ext, e, usr, addr, len);
+                    } else {
+                        copy(usr, addr, ext, e, len);
+                    }
+                    done += len;
+                } else {
+                    long nb = Math.min(cnt - ii, room / len);
+                    if (up) {
+                        scatter(ext, e, usr, addr, strides[op], len, nb);
+                    } else {
+                        gather(usr, addr, strides[op], len, nb, ext, e);
+                    }
+                    done += nb * len;
+                    ii += nb;
+                    if (ii != cnt) {
+                        continue;
+                    }
+                }
+            } else {
+                long k = Math.min(len - b, room);
+                if (up) {
+                    copy(ext, e, usr, addr + b, k);
+                } else {
+                    copy(usr, addr + b, ext, e, k);
+                }
+                done += k;
+                b += k;
+                if (b != len) {
+                    continue;
+                }
+                b = 0;
+                if (++ii != counts[op]) {
+                    continue;
+                }
+            }
+            ii = 0;
+            if (++oi == ocounts[op]) {
+                oi = 0;
+                op++;
+            }
+        }
+        if (op == n && inst + 1 == instances) { // normalise the end-of-stream cursor
+            op = 0;
+            inst++;
+        }
+        this.inst = inst;
+        this.op = op;
+        this.oi = oi;
+        this.ii = ii;
+        this.b = b;
+        this.pos += done;
+        if (this.inst == instances) {
+            this.pass = 1;
+        }
+        return done;
+    }
 
     private long transfer(MemorySegment ext, long extOff, long max) {
         long done = 0;
@@ -338,11 +430,37 @@ public final class Convertor {
     private long copyPart(long addr, long len, MemorySegment ext, long extOff, long room) {
         long k = Math.min(len - b, room);
         if (unpack) {
-            MemorySegment.copy(ext, extOff, user, addr + b, k);
+            copy(ext, extOff, user, addr + b, k);
         } else {
-            MemorySegment.copy(user, addr + b, ext, extOff, k);
+            copy(user, addr + b, ext, extOff, k);
         }
         return k;
+    }
+
+    /** Threshold below which word loops beat {@link MemorySegment#copy}'s fixed setup cost. */
+    private static final long SMALL_COPY = 256;
+
+    /**
+     * Copies {@code len} bytes. Small copies are word moves: whole 8-byte words, then one final
+     * word overlapping the previous one (so a 36-byte block is 5 moves, not 4 words + 4 bytes).
+     */
+    static void copy(MemorySegment src, long so, MemorySegment dst, long d, long len) {
+        if (len >= SMALL_COPY) {
+            MemorySegment.copy(src, so, dst, d, len);
+        } else if (len >= 8) {
+            long last = len - 8;
+            for (long i = 0; i < last; i += 8) {
+                dst.set(L8, d + i, src.get(L8, so + i));
+            }
+            dst.set(L8, d + last, src.get(L8, so + last));
+        } else if (len >= 4) {
+            dst.set(L4, d, src.get(L4, so));
+            dst.set(L4, d + len - 4, src.get(L4, so + len - 4));
+        } else {
+            for (long i = 0; i < len; i++) {
+                dst.set(ValueLayout.JAVA_BYTE, d + i, src.get(ValueLayout.JAVA_BYTE, so + i));
+            }
+        }
     }
 
     /** Byte-reversing transfer of part of a block of {@code s}-byte elements; handles split elements. */
@@ -401,7 +519,7 @@ public final class Convertor {
     /** Pack: {@code nb} blocks of {@code len} bytes at {@code stride} from src into contiguous dst. */
     static void gather(MemorySegment src, long so, long stride, long len, long nb, MemorySegment dst, long d) {
         if (nb == 1) {
-            MemorySegment.copy(src, so, dst, d, len);
+            copy(src, so, dst, d, len);
         } else if (len == 8) {
             for (long i = 0; i < nb; i++) {
                 dst.set(L8, d + 8 * i, src.get(L8, so + i * stride));
@@ -418,7 +536,7 @@ public final class Convertor {
             }
         } else {
             for (long i = 0; i < nb; i++) {
-                MemorySegment.copy(src, so + i * stride, dst, d + i * len, len);
+                copy(src, so + i * stride, dst, d + i * len, len);
             }
         }
     }
@@ -426,7 +544,7 @@ public final class Convertor {
     /** Unpack: {@code nb} contiguous blocks of {@code len} bytes from src into dst at {@code stride}. */
     static void scatter(MemorySegment src, long s, MemorySegment dst, long d0, long stride, long len, long nb) {
         if (nb == 1) {
-            MemorySegment.copy(src, s, dst, d0, len);
+            copy(src, s, dst, d0, len);
         } else if (len == 8) {
             for (long i = 0; i < nb; i++) {
                 dst.set(L8, d0 + i * stride, src.get(L8, s + 8 * i));
@@ -443,7 +561,7 @@ public final class Convertor {
             }
         } else {
             for (long i = 0; i < nb; i++) {
-                MemorySegment.copy(src, s + i * len, dst, d0 + i * stride, len);
+                copy(src, s + i * len, dst, d0 + i * stride, len);
             }
         }
     }
