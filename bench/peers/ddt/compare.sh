@@ -27,7 +27,10 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "round $r/$ROUNDS: Open MPI" >&2
     "$OUT/pack_bench" >> "$OUT/c.txt"
     echo "round $r/$ROUNDS: Java" >&2
-    "$JAVA" -cp "$ROOT/bench/target/benchmarks.jar" org.ftmpi.bench.ddt.DdtPackHarness >> "$OUT/java.txt"
+    # one JVM per layout, as JMH forks per parameter: each layout gets clean JIT type profiles
+    for l in col64 col256 col1024 longrun indexed struct93x21 struct93x171; do
+        "$JAVA" -cp "$ROOT/bench/target/benchmarks.jar" org.ftmpi.bench.ddt.DdtPackHarness "$l" >> "$OUT/java.txt"
+    done
 done
 
 echo "Open MPI $(dpkg -s libopenmpi-dev | awk '/^Version/{print $2}'), $("$JAVA" -version 2>&1 | head -1), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'), median of $ROUNDS interleaved runs"

@@ -188,7 +188,7 @@ public final class Convertor {
             throw DatatypeException.buffer("destination buffer is read-only");
         }
         long n = Math.min(maxBytes, total - pos);
-        return plain ? transferPlain(dst, dstOffset, n) : transfer(dst, dstOffset, n);
+        return plain ? packPlain(dst, dstOffset, n) : transfer(dst, dstOffset, n);
     }
 
     /** Packs into {@code dst} at its position (advanced by the bytes written), at most {@code maxBytes}. */
@@ -212,7 +212,7 @@ public final class Convertor {
         requireMode(true);
         checkExt(src, srcOffset, bytes, "source");
         long n = Math.min(bytes, total - pos);
-        long k = plain ? transferPlain(src, srcOffset, n) : transfer(src, srcOffset, n);
+        long k = plain ? unpackPlain(src, srcOffset, n) : transfer(src, srcOffset, n);
         if (k < bytes) {
             throw new DatatypeException(DatatypeException.Kind.TRUNCATE, "message truncated: " + (bytes - k)
                     + " bytes beyond the " + total + "-byte receive of " + count + " x " + type);
@@ -257,18 +257,18 @@ public final class Convertor {
     // ------------------------------------------------------------------ engine
 
     /**
-     * Fast path (one pass, no padding, no swapping): the cursor lives in locals for the whole
+     * Fast path, pack and unpack compiled as separate methods so each has its own type profile (one pass, no padding, no swapping): the cursor lives in locals for the whole
      * call and is written back once; whole blocks are bulk or word copies, strided runs of whole
      * blocks go to the tight {@link #gather}/{@link #scatter} loops.
      */
-    private long transferPlain(MemorySegment ext, long extOff, long max) {
+    private long packPlain(MemorySegment ext, long extOff, long max) {
         Program g = passes[0];
         final long[] offs = g.off, lens = g.len, strides = g.stride, counts = g.count, ostrides = g.ostride,
                 ocounts = g.ocount;
         final int n = g.n;
         final long instances = passInstances[0];
         final MemorySegment usr = user;
-        final boolean up = unpack;
+        final boolean up = false; // constant: javac drops the unpack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
         long done = 0;
@@ -286,9 +286,9 @@ public final class Convertor {
                 long cnt = counts[op];
                 if (cnt == 1) {
                     if (up) {
-                        copy(ext, e, usr, addr, len);
+                        copyIn(ext, e, usr, addr, len);
                     } else {
-                        copy(usr, addr, ext, e, len);
+                        copyOut(usr, addr, ext, e, len);
                     }
                     done += len;
                 } else {
@@ -307,9 +307,92 @@ public final class Convertor {
             } else {
                 long k = Math.min(len - b, room);
                 if (up) {
-                    copy(ext, e, usr, addr + b, k);
+                    copyIn(ext, e, usr, addr + b, k);
                 } else {
-                    copy(usr, addr + b, ext, e, k);
+                    copyOut(usr, addr + b, ext, e, k);
+                }
+                done += k;
+                b += k;
+                if (b != len) {
+                    continue;
+                }
+                b = 0;
+                if (++ii != counts[op]) {
+                    continue;
+                }
+            }
+            ii = 0;
+            if (++oi == ocounts[op]) {
+                oi = 0;
+                op++;
+            }
+        }
+        if (op == n && inst + 1 == instances) { // normalise the end-of-stream cursor
+            op = 0;
+            inst++;
+        }
+        this.inst = inst;
+        this.op = op;
+        this.oi = oi;
+        this.ii = ii;
+        this.b = b;
+        this.pos += done;
+        if (this.inst == instances) {
+            this.pass = 1;
+        }
+        return done;
+    }
+
+
+    private long unpackPlain(MemorySegment ext, long extOff, long max) {
+        Program g = passes[0];
+        final long[] offs = g.off, lens = g.len, strides = g.stride, counts = g.count, ostrides = g.ostride,
+                ocounts = g.ocount;
+        final int n = g.n;
+        final long instances = passInstances[0];
+        final MemorySegment usr = user;
+        final boolean up = true; // constant: javac drops the pack branches
+        long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
+        int op = this.op;
+        long done = 0;
+        while (done < max) {
+            if (op == n) {
+                op = 0;
+                inst++;
+                continue;
+            }
+            long len = lens[op];
+            long addr = base + inst * extent + offs[op] + oi * ostrides[op] + ii * strides[op];
+            long room = max - done;
+            long e = extOff + done;
+            if (b == 0 && room >= len) {
+                long cnt = counts[op];
+                if (cnt == 1) {
+                    if (up) {
+                        copyIn(ext, e, usr, addr, len);
+                    } else {
+                        copyOut(usr, addr, ext, e, len);
+                    }
+                    done += len;
+                } else {
+                    long nb = Math.min(cnt - ii, room / len);
+                    if (up) {
+                        scatter(ext, e, usr, addr, strides[op], len, nb);
+                    } else {
+                        gather(usr, addr, strides[op], len, nb, ext, e);
+                    }
+                    done += nb * len;
+                    ii += nb;
+                    if (ii != cnt) {
+                        continue;
+                    }
+                }
+            } else {
+                long k = Math.min(len - b, room);
+                if (up) {
+                    copyIn(ext, e, usr, addr + b, k);
+                } else {
+                    copyOut(usr, addr + b, ext, e, k);
                 }
                 done += k;
                 b += k;
@@ -430,26 +513,30 @@ public final class Convertor {
     private long copyPart(long addr, long len, MemorySegment ext, long extOff, long room) {
         long k = Math.min(len - b, room);
         if (unpack) {
-            copy(ext, extOff, user, addr + b, k);
+            copyIn(ext, extOff, user, addr + b, k);
         } else {
-            copy(user, addr + b, ext, extOff, k);
+            copyOut(user, addr + b, ext, extOff, k);
         }
         return k;
     }
 
     /** Threshold below which word loops beat {@link MemorySegment#copy}'s fixed setup cost. */
-    private static final long SMALL_COPY = 256;
+    private static final long SMALL_COPY = 32;
 
     /**
      * Copies {@code len} bytes. Small copies are word moves: whole 8-byte words, then one final
      * word overlapping the previous one (so a 36-byte block is 5 moves, not 4 words + 4 bytes).
      */
-    static void copy(MemorySegment src, long so, MemorySegment dst, long d, long len) {
+    // copyOut (user -> stream) and copyIn (stream -> user) are the same code kept apart on purpose:
+    // C2 specialises MemorySegment accesses on the segment classes seen at each call site, and one
+    // site seeing heap-array, native and heap-byte segments in both roles turns megamorphic
+    // (measured 10-25x slower). Separate sites keep each at one or two classes.
+    static void copyOut(MemorySegment src, long so, MemorySegment dst, long d, long len) {
         if (len >= SMALL_COPY) {
             MemorySegment.copy(src, so, dst, d, len);
         } else if (len >= 8) {
-            long last = len - 8;
-            for (long i = 0; i < last; i += 8) {
+            int last = (int) len - 8;
+            for (int i = 0; i < last; i += 8) {
                 dst.set(L8, d + i, src.get(L8, so + i));
             }
             dst.set(L8, d + last, src.get(L8, so + last));
@@ -457,7 +544,26 @@ public final class Convertor {
             dst.set(L4, d, src.get(L4, so));
             dst.set(L4, d + len - 4, src.get(L4, so + len - 4));
         } else {
-            for (long i = 0; i < len; i++) {
+            for (int i = 0; i < (int) len; i++) {
+                dst.set(ValueLayout.JAVA_BYTE, d + i, src.get(ValueLayout.JAVA_BYTE, so + i));
+            }
+        }
+    }
+
+    static void copyIn(MemorySegment src, long so, MemorySegment dst, long d, long len) {
+        if (len >= SMALL_COPY) {
+            MemorySegment.copy(src, so, dst, d, len);
+        } else if (len >= 8) {
+            int last = (int) len - 8;
+            for (int i = 0; i < last; i += 8) {
+                dst.set(L8, d + i, src.get(L8, so + i));
+            }
+            dst.set(L8, d + last, src.get(L8, so + last));
+        } else if (len >= 4) {
+            dst.set(L4, d, src.get(L4, so));
+            dst.set(L4, d + len - 4, src.get(L4, so + len - 4));
+        } else {
+            for (int i = 0; i < (int) len; i++) {
                 dst.set(ValueLayout.JAVA_BYTE, d + i, src.get(ValueLayout.JAVA_BYTE, so + i));
             }
         }
@@ -518,50 +624,64 @@ public final class Convertor {
 
     /** Pack: {@code nb} blocks of {@code len} bytes at {@code stride} from src into contiguous dst. */
     static void gather(MemorySegment src, long so, long stride, long len, long nb, MemorySegment dst, long d) {
-        if (nb == 1) {
-            copy(src, so, dst, d, len);
+        while (nb > Integer.MAX_VALUE) { // int-counted loops below; C2 optimises those best
+            gather(src, so, stride, len, Integer.MAX_VALUE, dst, d);
+            so += Integer.MAX_VALUE * stride;
+            d += Integer.MAX_VALUE * len;
+            nb -= Integer.MAX_VALUE;
+        }
+        int n = (int) nb;
+        if (n == 1) {
+            copyOut(src, so, dst, d, len);
         } else if (len == 8) {
-            for (long i = 0; i < nb; i++) {
-                dst.set(L8, d + 8 * i, src.get(L8, so + i * stride));
+            for (int i = 0; i < n; i++) {
+                dst.set(L8, d + 8L * i, src.get(L8, so + i * stride));
             }
         } else if (len == 4) {
-            for (long i = 0; i < nb; i++) {
-                dst.set(L4, d + 4 * i, src.get(L4, so + i * stride));
+            for (int i = 0; i < n; i++) {
+                dst.set(L4, d + 4L * i, src.get(L4, so + i * stride));
             }
         } else if (len == 16) {
-            for (long i = 0; i < nb; i++) {
+            for (int i = 0; i < n; i++) {
                 long s = so + i * stride;
-                dst.set(L8, d + 16 * i, src.get(L8, s));
-                dst.set(L8, d + 16 * i + 8, src.get(L8, s + 8));
+                dst.set(L8, d + 16L * i, src.get(L8, s));
+                dst.set(L8, d + 16L * i + 8, src.get(L8, s + 8));
             }
         } else {
-            for (long i = 0; i < nb; i++) {
-                copy(src, so + i * stride, dst, d + i * len, len);
+            for (int i = 0; i < n; i++) {
+                copyOut(src, so + i * stride, dst, d + i * len, len);
             }
         }
     }
 
     /** Unpack: {@code nb} contiguous blocks of {@code len} bytes from src into dst at {@code stride}. */
     static void scatter(MemorySegment src, long s, MemorySegment dst, long d0, long stride, long len, long nb) {
-        if (nb == 1) {
-            copy(src, s, dst, d0, len);
+        while (nb > Integer.MAX_VALUE) {
+            scatter(src, s, dst, d0, stride, len, Integer.MAX_VALUE);
+            s += Integer.MAX_VALUE * len;
+            d0 += Integer.MAX_VALUE * stride;
+            nb -= Integer.MAX_VALUE;
+        }
+        int n = (int) nb;
+        if (n == 1) {
+            copyIn(src, s, dst, d0, len);
         } else if (len == 8) {
-            for (long i = 0; i < nb; i++) {
-                dst.set(L8, d0 + i * stride, src.get(L8, s + 8 * i));
+            for (int i = 0; i < n; i++) {
+                dst.set(L8, d0 + i * stride, src.get(L8, s + 8L * i));
             }
         } else if (len == 4) {
-            for (long i = 0; i < nb; i++) {
-                dst.set(L4, d0 + i * stride, src.get(L4, s + 4 * i));
+            for (int i = 0; i < n; i++) {
+                dst.set(L4, d0 + i * stride, src.get(L4, s + 4L * i));
             }
         } else if (len == 16) {
-            for (long i = 0; i < nb; i++) {
+            for (int i = 0; i < n; i++) {
                 long d = d0 + i * stride;
-                dst.set(L8, d, src.get(L8, s + 16 * i));
-                dst.set(L8, d + 8, src.get(L8, s + 16 * i + 8));
+                dst.set(L8, d, src.get(L8, s + 16L * i));
+                dst.set(L8, d + 8, src.get(L8, s + 16L * i + 8));
             }
         } else {
-            for (long i = 0; i < nb; i++) {
-                copy(src, s + i * len, dst, d0 + i * stride, len);
+            for (int i = 0; i < n; i++) {
+                copyIn(src, s + i * len, dst, d0 + i * stride, len);
             }
         }
     }

@@ -1,5 +1,6 @@
 package org.ftmpi.bench.ddt;
 
+import java.nio.ByteBuffer;
 import org.ftmpi.ddt.Datatype;
 
 /**
@@ -7,7 +8,7 @@ import org.ftmpi.ddt.Datatype;
  * matrix columns, long runs, an irregular indexed type and the 93-field struct of seed 004 Table 1.
  */
 public final class DdtLayouts {
-    /** One layout: committed type, count, user buffer (double[] or byte[]) and packed bytes. */
+    /** One layout: committed type, count, user buffer (double[] or direct ByteBuffer) and packed bytes. */
     public record Layout(String name, Datatype type, int count, Object user, long bytes) {
     }
 
@@ -64,7 +65,8 @@ public final class DdtLayouts {
 
     private static Layout struct(String name, int count) {
         Datatype t = struct93();
-        return of(name, t, count, new byte[(int) (t.extent() * count)]);
+        // Records live in a direct ByteBuffer, as Open MPI's Java bindings require for structs.
+        return of(name, t, count, ByteBuffer.allocateDirect((int) (t.extent() * count)));
     }
 
     private static Layout of(String name, Datatype t, int count, Object user) {
@@ -73,9 +75,9 @@ public final class DdtLayouts {
             for (int i = 0; i < a.length; i++) {
                 a[i] = i;
             }
-        } else if (user instanceof byte[] a) {
-            for (int i = 0; i < a.length; i++) {
-                a[i] = (byte) i;
+        } else if (user instanceof ByteBuffer a) {
+            for (int i = 0; i < a.capacity(); i++) {
+                a.put(i, (byte) i);
             }
         }
         return new Layout(name, t, count, user, t.packSize(count));

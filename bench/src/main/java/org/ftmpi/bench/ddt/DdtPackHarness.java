@@ -29,9 +29,9 @@ public final class DdtPackHarness {
                 MemorySegment packed = arena.allocate(l.bytes() + 64, 64);
                 // warm-up: JIT the paths before timing
                 for (int w = 0; w < 2; w++) {
-                    measure(0, l, packed, 150_000_000L);
-                    measure(1, l, packed, 150_000_000L);
-                    measure(2, l, packed, 150_000_000L);
+                    measure(0, l, packed, 300_000_000L);
+                    measure(1, l, packed, 300_000_000L);
+                    measure(2, l, packed, 300_000_000L);
                 }
                 double p = median(0, l, packed), u = median(1, l, packed), m = median(2, l, packed);
                 System.out.printf("layout %s bytes %d pack_MBps %.1f unpack_MBps %.1f memcpy_MBps %.1f%n",
