@@ -103,6 +103,16 @@ final class Program {
                 new long[] {os}, new long[] {oc}, type == null ? null : new BasicType[] {type[0]});
     }
 
+    /** True if every offset, length and stride is a multiple of {@code m}. */
+    boolean allMultiplesOf(long m) {
+        for (int j = 0; j < n; j++) {
+            if (off[j] % m != 0 || len[j] % m != 0 || stride[j] % m != 0 || ostride[j] % m != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** All blocks as {offset, length} pairs sorted by offset (for overlap checks). */
     long[][] sortedBlocks() {
         int total = Math.toIntExact(blocks);

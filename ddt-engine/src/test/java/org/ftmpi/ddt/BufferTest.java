@@ -87,4 +87,38 @@ class BufferTest {
                 new Datatype[] {Datatype.DOUBLE, Datatype.INT}).commit();
         assertEquals(true, TypeSignature.matches(di.signature(), 5, s.signature(), 5));
     }
+
+    @Test
+    void doubleArrayKernelsMatchTheGenericPath() {
+        // irregular blocks of 1..20 doubles (word loops and bulk array copies), strided 2-double blocks
+        int[] bl = new int[40], disp = new int[40];
+        int at = 0;
+        for (int i = 0; i < bl.length; i++) {
+            at += 1 + i % 3;
+            bl[i] = 1 + (i * 7) % 20;
+            disp[i] = at;
+            at += bl[i];
+        }
+        for (Datatype t : new Datatype[] {Datatype.indexed(bl, disp, Datatype.DOUBLE).commit(),
+                Datatype.vector(50, 2, 5, Datatype.DOUBLE).commit()}) {
+            int n = (int) (t.trueExtent() / 8) + 8;
+            double[] a = new double[n];
+            for (int i = 0; i < n; i++) {
+                a[i] = i + 0.5;
+            }
+            ByteBuffer bytes = ByteBuffer.allocate(n * 8).order(ByteOrder.nativeOrder());
+            bytes.asDoubleBuffer().put(a);
+            byte[] viaDoubles = new byte[(int) t.packSize(1)];
+            byte[] viaBytes = new byte[viaDoubles.length];
+            Convertor.forPack(t, 1, a, 2).packNext(viaDoubles, 0, viaDoubles.length);
+            Convertor.forPack(t, 1, bytes, 16).packNext(viaBytes, 0, viaBytes.length);
+            assertArrayEquals(viaBytes, viaDoubles);
+            double[] back = new double[n];
+            Convertor.forUnpack(t, 1, back, 2).unpackNext(viaDoubles, 0, viaDoubles.length);
+            for (ReferencePacker.Elem e : ReferencePacker.typeMap(t)) {
+                int i = 2 + (int) (e.offset() / 8);
+                assertEquals(a[i], back[i]);
+            }
+        }
+    }
 }

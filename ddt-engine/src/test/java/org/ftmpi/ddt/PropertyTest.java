@@ -49,8 +49,11 @@ class PropertyTest {
     static void checkType(Datatype t, int count, PackOptions o, Random r) {
         long span = (count - 1) * t.extent();
         long lo = t.trueLb() + Math.min(0, span), hi = t.trueLb() + t.trueExtent() + Math.max(0, span);
-        int base = (int) (Math.max(0, -lo) + r.nextInt(8));
-        int memSize = (int) (base + hi + r.nextInt(8));
+        int base0 = (int) (Math.max(0, -lo) + r.nextInt(8));
+        int size0 = (int) (base0 + hi + r.nextInt(8));
+        boolean align8 = r.nextBoolean(); // 8-aligned base and size: exercises the double[] kernels
+        final int base = align8 ? (base0 + 7) & ~7 : base0;
+        int memSize = align8 ? ((int) (base + hi) + 7) & ~7 : size0;
         byte[] mem = new byte[Math.max(memSize, 1)];
         r.nextBytes(mem);
         String what = t + " count=" + count + " " + o + " program=" + t.describeTypedProgram();
@@ -69,6 +72,17 @@ class PropertyTest {
                 assertEquals(at, c.position());
             }
             assertArrayEquals(expected, got, what + " seg=" + seg);
+        }
+        if (base % 8 == 0 && mem.length % 8 == 0) { // same through a double[] user buffer
+            double[] dm = new double[mem.length / 8];
+            java.nio.ByteBuffer.wrap(mem).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().get(dm);
+            Convertor c = Convertor.forPack(t, count, dm, base / 8, o);
+            byte[] got = new byte[expected.length];
+            int at = 0;
+            while (!c.done()) {
+                at += (int) c.packNext(got, at, Math.min(segs[2], got.length - at));
+            }
+            assertArrayEquals(expected, got, what + " double[]");
         }
         // unpack
         byte[] refMem = new byte[mem.length];
@@ -89,6 +103,14 @@ class PropertyTest {
                 at += k;
             }
             assertArrayEquals(refMem, out, what + " unpack seg=" + seg);
+        }
+        if (base % 8 == 0 && mem.length % 8 == 0) {
+            double[] dm = new double[mem.length / 8];
+            Convertor u = Convertor.forUnpack(t, count, dm, base / 8, o);
+            u.unpackNext(expected, 0, expected.length);
+            byte[] out = new byte[mem.length];
+            java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().put(dm);
+            assertArrayEquals(refMem, out, what + " unpack double[]");
         }
     }
 
