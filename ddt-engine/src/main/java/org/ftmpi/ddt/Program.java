@@ -31,6 +31,7 @@ final class Program {
     final long bytes;
     /** Number of blocks in one instance. */
     final long blocks;
+    private final boolean words8;
 
     Program(int n, long[] off, long[] len, long[] stride, long[] count, long[] ostride, long[] ocount,
             BasicType[] type) {
@@ -50,6 +51,7 @@ final class Program {
         }
         this.bytes = b;
         this.blocks = k;
+        this.words8 = computeWords8();
     }
 
     /** The ops of this typed program whose type is {@code t}, in order. */
@@ -103,10 +105,14 @@ final class Program {
                 new long[] {os}, new long[] {oc}, type == null ? null : new BasicType[] {type[0]});
     }
 
-    /** True if every offset, length and stride is a multiple of {@code m}. */
-    boolean allMultiplesOf(long m) {
+    /** True if every offset, length and stride is a multiple of 8 (computed once). */
+    boolean allMultiplesOf8() {
+        return words8;
+    }
+
+    private boolean computeWords8() {
         for (int j = 0; j < n; j++) {
-            if (off[j] % m != 0 || len[j] % m != 0 || stride[j] % m != 0 || ostride[j] % m != 0) {
+            if (((off[j] | len[j] | stride[j] | ostride[j]) & 7) != 0) {
                 return false;
             }
         }
