@@ -100,6 +100,29 @@ public final class Datatype {
         this.size = size;
         this.align = align;
         this.explicitBounds = explicitBounds;
+        this.blockDisp = null;
+        this.blockLens = null;
+    }
+
+    /** Copy of {@code d} carrying the block table of an indexed-family or struct type. */
+    private Datatype(Datatype d, long[] blockDisp, int[] blockLens) {
+        this.combiner = d.combiner;
+        this.name = d.name;
+        this.basic = d.basic;
+        this.impl = d.impl;
+        this.ints = d.ints;
+        this.addrs = d.addrs;
+        this.types = d.types;
+        this.baseType = d.baseType;
+        this.lb = d.lb;
+        this.ub = d.ub;
+        this.trueLb = d.trueLb;
+        this.trueUb = d.trueUb;
+        this.size = d.size;
+        this.align = d.align;
+        this.explicitBounds = d.explicitBounds;
+        this.blockDisp = blockDisp;
+        this.blockLens = blockLens;
     }
 
     private static Datatype basic(BasicType t, String name) {
@@ -280,9 +303,7 @@ public final class Datatype {
             b.block(old, dispBytes[i], bls[i]);
         }
         Datatype d = b.make(c, ints, addrs, new Datatype[] {old}, old.baseType, false);
-        d.blockDisp = dispBytes;
-        d.blockLens = bls.clone();
-        return d;
+        return new Datatype(d, dispBytes, bls.clone());
     }
 
     /** {@code MPI_Type_create_struct}: displacements in bytes; extent padded to the largest alignment. */
@@ -300,9 +321,7 @@ public final class Datatype {
         }
         int[] ints = concat(new int[] {blockLengths.length}, blockLengths);
         Datatype d = b.make(Combiner.STRUCT, ints, displacementsBytes.clone(), types.clone(), BasicType.BYTE, true);
-        d.blockDisp = displacementsBytes.clone();
-        d.blockLens = blockLengths.clone();
-        return d;
+        return new Datatype(d, displacementsBytes.clone(), blockLengths.clone());
     }
 
     /** {@code MPI_Type_create_resized}: new lower bound and extent in bytes. */
@@ -503,9 +522,9 @@ public final class Datatype {
         return r;
     }
 
-    // indexed/struct block tables (bytes), set once by the factory
-    private long[] blockDisp;
-    private int[] blockLens;
+    // indexed/struct block tables (bytes); null for other combiners
+    private final long[] blockDisp;
+    private final int[] blockLens;
 
     // ------------------------------------------------------------------ commit
 
