@@ -52,7 +52,7 @@ public class DefaultCollectives implements Collectives {
         int rank = c.rank();
         // Commutative: tree rooted at the root. Otherwise rooted at 0, so that every subtree is a
         // contiguous range of ranks and partial results combine in rank order.
-        int top = root;
+        int top = op.commutative() ? root : 0;
         int rel = (rank - top + n) % n;
         long bytes = send.byteSize();
         MemorySegment acc = copyOf(send);
