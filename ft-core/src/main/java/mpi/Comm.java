@@ -101,6 +101,11 @@ public class Comm implements Freeable, Cloneable {
         engine = null;
     }
 
+    /** Whether this communicator has been freed (MPI_COMM_NULL). */
+    public final boolean isNull() {
+        return engine == null && !predefined;
+    }
+
     @Override
     public Comm clone() {
         try {
@@ -602,6 +607,30 @@ public class Comm implements Freeable, Cloneable {
     }
 
     // ------------------------------------------------------------------ collectives
+
+    private static final int BARRIER_TAG_BASE = 1;
+
+    /**
+     * MPI_BARRIER: dissemination algorithm, ceil(log2 size) rounds of zero-byte messages on the
+     * communicator's collective context (never matched by point-to-point receives).
+     */
+    public final void barrier() throws MPIException {
+        check("barrier");
+        int round = 0;
+        for (int k = 1; k < size; k <<= 1, round++) {
+            int to = (rank + k) % size;
+            int from = (rank - k + size) % size;
+            org.ftmpi.p2p.Request r = engine.receive(context + 1, from, world[from], BARRIER_TAG_BASE + round,
+                    MemorySegment.NULL, 0, 0);
+            org.ftmpi.p2p.Request s = engine.send(context + 1, epoch, rank, to, world[to], BARRIER_TAG_BASE + round,
+                    MemorySegment.NULL, 0, 0, org.ftmpi.p2p.Request.STANDARD);
+            engine.await(s);
+            engine.await(r);
+            report(s, "barrier");
+            report(r, "barrier");
+        }
+    }
+
 
     /** MPI_BCAST (binomial tree). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {

@@ -11,39 +11,16 @@ import org.ftmpi.p2p.Engine;
 
 /**
  * An intra-communicator: point-to-point and the blocking collectives (inherited from {@link
- * Comm}, as in Open MPI's bindings), {@link #barrier()}, {@link #scan}/{@link #exScan} and
+ * Comm}, as in Open MPI's bindings), {@link #scan}/{@link #exScan} and
  * communicator construction ({@link #dup}, {@link #split}, {@link #create}). Topologies and
  * non-blocking collectives are not provided yet.
  */
 public class Intracomm extends Comm {
-    private static final int BARRIER_TAG_BASE = 1;
-
     Intracomm() {}
 
     @Override
     public Intracomm clone() {
         return (Intracomm) super.clone();
-    }
-
-    /**
-     * MPI_BARRIER: dissemination algorithm, ceil(log2 size) rounds of zero-byte messages on the
-     * communicator's collective context (never matched by point-to-point receives).
-     */
-    public final void barrier() throws MPIException {
-        check("barrier");
-        int round = 0;
-        for (int k = 1; k < size; k <<= 1, round++) {
-            int to = (rank + k) % size;
-            int from = (rank - k + size) % size;
-            org.ftmpi.p2p.Request r = engine.receive(context + 1, from, world[from], BARRIER_TAG_BASE + round,
-                    MemorySegment.NULL, 0, 0);
-            org.ftmpi.p2p.Request s = engine.send(context + 1, epoch, rank, to, world[to], BARRIER_TAG_BASE + round,
-                    MemorySegment.NULL, 0, 0, org.ftmpi.p2p.Request.STANDARD);
-            engine.await(s);
-            engine.await(r);
-            report(s, "barrier");
-            report(r, "barrier");
-        }
     }
 
     // ------------------------------------------------------------------ construction

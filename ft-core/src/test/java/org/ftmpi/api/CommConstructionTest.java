@@ -123,7 +123,10 @@ class CommConstructionTest {
             assertEquals(MPI.ERR_COMM, assertThrows(MPIException.class, world::free).getErrorClass());
             Intracomm d = world.dup();
             assertEquals(MPI.ERRORS_RETURN, d.getErrhandler(), "the error handler is inherited");
+            assertFalse(d.isNull());
             d.free();
+            assertTrue(d.isNull());
+            assertFalse(world.isNull());
             assertEquals(MPI.ERR_COMM, assertThrows(MPIException.class, d::getSize).getErrorClass());
             assertEquals(MPI.ERR_COMM, assertThrows(MPIException.class, d::dup).getErrorClass());
             assertEquals(MPI.ERR_ARG, assertThrows(MPIException.class, () -> world.split(-5, 0)).getErrorClass());
