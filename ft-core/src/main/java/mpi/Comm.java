@@ -106,12 +106,16 @@ public class Comm implements Freeable, Cloneable {
         return engine == null && !predefined;
     }
 
+    /**
+     * Duplicates this communicator (MPI_COMM_DUP), as Open MPI's bindings do; collective.
+     * Prefer {@link #dup()}, which can throw {@link MPIException}.
+     */
     @Override
     public Comm clone() {
         try {
-            return (Comm) super.clone();
-        } catch (CloneNotSupportedException e) {
-            throw new AssertionError(e);
+            return dup();
+        } catch (MPIException e) {
+            throw new RuntimeException(e.getMessage(), e);
         }
     }
 

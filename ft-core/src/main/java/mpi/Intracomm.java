@@ -18,6 +18,7 @@ import org.ftmpi.p2p.Engine;
 public class Intracomm extends Comm {
     Intracomm() {}
 
+    /** MPI_COMM_DUP (as Open MPI's bindings); collective. */
     @Override
     public Intracomm clone() {
         return (Intracomm) super.clone();

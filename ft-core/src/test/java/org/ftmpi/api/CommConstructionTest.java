@@ -83,6 +83,9 @@ class CommConstructionTest {
                 cd.free();
                 c.free();
             }
+            Intracomm cl = world.clone(); // Open MPI: clone() is dup()
+            assertEquals(MPI.CONGRUENT, Comm.compare(world, cl));
+            cl.free();
             Intracomm empty = world.create(MPI.GROUP_EMPTY);
             assertNull(empty);
             // Many constructions in a row never reuse a live context.
