@@ -417,4 +417,63 @@ class CollectivesTest {
         assertEquals(MPI.ERR_OP, assertThrows(MPIException.class,
                 () -> Comm.reduceLocal(new long[4], new long[4], 4, MPI.LONG, user)).getErrorClass());
     }
+
+    @Test
+    void largeMessagesAndDirectBuffersUseTheRendezvousPathWithoutDeadlock() throws Exception {
+        int n = 3;
+        int count = 40_000; // 160 KB of ints per block: above the tcp eager limit
+        LocalJob.run(n, world -> {
+            int me = world.getRank();
+            java.nio.IntBuffer send = MPI.newIntBuffer(count * n), recv = MPI.newIntBuffer(count * n);
+            for (int i = 0; i < count * n; i++) send.put(i, me * 1_000_000 + i);
+            world.allToAll(send, count, MPI.INT, recv, count, MPI.INT);
+            for (int r = 0; r < n; r++) {
+                assertEquals(r * 1_000_000 + me * count, recv.get(r * count));
+                assertEquals(r * 1_000_000 + me * count + count - 1, recv.get(r * count + count - 1));
+            }
+            world.allGather(send, count, MPI.INT, recv, count, MPI.INT);
+            for (int r = 0; r < n; r++) assertEquals(r * 1_000_000 + count - 1, recv.get(r * count + count - 1));
+            long[] big = new long[count];
+            Arrays.fill(big, me + 1);
+            long[] sum = new long[count];
+            world.allReduce(big, sum, count, MPI.LONG, MPI.SUM);
+            assertEquals(n * (n + 1) / 2, sum[count - 1]);
+            double[] b = new double[count];
+            if (me == 1) Arrays.fill(b, 2.5);
+            world.bcast(b, count, MPI.DOUBLE, 1);
+            assertEquals(2.5, b[count - 1]);
+        });
+    }
+
+    @Test
+    void collectivesOnTwoCommunicatorsFromTwoThreadsDoNotMix() throws Exception {
+        LocalJob.run(4, world -> {
+            Intracomm a = world.dup(), b = world.dup();
+            int me = world.getRank();
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < 50; i++) {
+                        int[] s = new int[1];
+                        b.allReduce(new int[] {1000 + me}, s, 1, MPI.INT, MPI.SUM);
+                        assertEquals(4006, s[0]);
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            for (int i = 0; i < 50; i++) {
+                int[] s = new int[1];
+                a.allReduce(new int[] {me}, s, 1, MPI.INT, MPI.MAX);
+                assertEquals(3, s[0]);
+                int[] x = {me == i % 4 ? i : -1};
+                a.bcast(x, 1, MPI.INT, i % 4);
+                assertEquals(i, x[0]);
+            }
+            t.join();
+            if (failure.get() != null) throw new AssertionError(failure.get());
+            a.free();
+            b.free();
+        });
+    }
 }
