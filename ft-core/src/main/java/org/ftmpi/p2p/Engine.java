@@ -630,8 +630,19 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return contextIds.contains(id);
     }
 
-    /** Releases a context id pair when its communicator is freed. */
+    /**
+     * Releases a context id pair when its communicator is freed, with its matching queues (a
+     * correct program has no message of a freed communicator left to match).
+     */
     public void releaseContext(int id) {
+        lock.lock();
+        try {
+            MatchQueues p = contexts.get(id), c = contexts.get(id + 1);
+            if (p != null && p.posted.isEmpty()) contexts.remove(id);
+            if (c != null && c.posted.isEmpty()) contexts.remove(id + 1);
+        } finally {
+            lock.unlock();
+        }
         contextIds.remove(id);
     }
 
