@@ -20,7 +20,7 @@ final class Buffers {
         final MemorySegment seg;
         final long off;
         final long bytes;
-        private final boolean[] bools;
+        final boolean[] bools;
         private final int boolStart;
 
         Region(MemorySegment seg, long off, long bytes, boolean[] bools, int boolStart) {
@@ -85,9 +85,7 @@ final class Buffers {
         }
         if (buf instanceof boolean[] z) {
             byte[] staging = new byte[(int) bytes];
-            if (!receive) {
-                for (int i = 0; i < staging.length; i++) staging[i] = (byte) (z[elementOffset + i] ? 1 : 0);
-            }
+            for (int i = 0; i < staging.length; i++) staging[i] = (byte) (z[elementOffset + i] ? 1 : 0);
             return new Region(MemorySegment.ofArray(staging), 0, bytes, receive ? z : null, elementOffset);
         }
         return new Region(arraySegment(buf), start, bytes, null, 0);

@@ -2,6 +2,9 @@ package mpi;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
+import org.ftmpi.coll.Channel;
+import org.ftmpi.coll.Collectives;
+import org.ftmpi.coll.Reducer;
 import org.ftmpi.p2p.Engine;
 import org.ftmpi.p2p.ErrorClass;
 import org.ftmpi.p2p.P2pException;
@@ -94,15 +97,25 @@ public class Comm implements Freeable, Cloneable {
     public void free() throws MPIException {
         check("free");
         if (predefined) throw raise(MPI.ERR_COMM, "free: cannot free the predefined communicator " + name);
+        if (context > 2) engine.releaseContext(context);
         engine = null;
     }
 
+    /** Whether this communicator has been freed (MPI_COMM_NULL). */
+    public final boolean isNull() {
+        return engine == null && !predefined;
+    }
+
+    /**
+     * Duplicates this communicator (MPI_COMM_DUP), as Open MPI's bindings do; collective.
+     * Prefer {@link #dup()}, which can throw {@link MPIException}.
+     */
     @Override
     public Comm clone() {
         try {
-            return (Comm) super.clone();
-        } catch (CloneNotSupportedException e) {
-            throw new AssertionError(e);
+            return dup();
+        } catch (MPIException e) {
+            throw new RuntimeException(e.getMessage(), e);
         }
     }
 
@@ -342,6 +355,629 @@ public class Comm implements Freeable, Cloneable {
         }
     }
 
+    // ------------------------------------------------------------------ groups and comparison
+
+    /** MPI_COMM_GROUP: the group of this communicator. */
+    public final Group getGroup() throws MPIException {
+        check("getGroup");
+        return new Group(world, world[rank]);
+    }
+
+    /**
+     * MPI_COMM_COMPARE: {@link MPI#IDENT} for the same communicator (same context), {@link
+     * MPI#CONGRUENT} for the same processes in the same order, {@link MPI#SIMILAR} for the same
+     * processes in another order, else {@link MPI#UNEQUAL}.
+     */
+    public static int compare(Comm comm1, Comm comm2) throws MPIException {
+        if (comm1 == null || comm2 == null) {
+            throw MPIException.of(MPI.ERR_COMM, "compare: " + (comm1 == null ? "comm1" : "comm2") + " is null");
+        }
+        comm1.check("compare");
+        comm2.check("compare");
+        if (comm1.engine == comm2.engine && comm1.context == comm2.context) return MPI.IDENT;
+        int c = Group.compareMembers(comm1.world, comm2.world);
+        return c == MPI.IDENT ? MPI.CONGRUENT : c;
+    }
+
+    /** MPI_COMM_DUP: a new communicator with the same group, a new context and this error handler. */
+    public Comm dup() throws MPIException {
+        return dupIntra("dup");
+    }
+
+    final Intracomm dupIntra(String op) throws MPIException {
+        check(op);
+        int id = agreeContext(op, K_DUP, true);
+        return derived(id, rank, world, name + ".dup");
+    }
+
+    // ------------------------------------------------------------------ context ids
+
+    static final int K_DUP = 1, K_SPLIT = 2, K_CREATE = 3;
+    /** Communicator constructions started on this communicator by this process. */
+    private int creations;
+
+    /**
+     * Agrees collectively on the context id of a communicator made from this one. Every member
+     * derives the same candidate from this communicator's id and its creation sequence number,
+     * reserves it tentatively, and an allreduce checks that every member proposed the same id for
+     * the same kind of construction (else the calls were made in different orders: ERR_COMM)
+     * and that the id is free at every member (else all move on to the next candidate).
+     *
+     * @param keep whether this process will be a member of the new communicator
+     */
+    final int agreeContext(String op, int kind, boolean keep) throws MPIException {
+        int seq = ++creations;
+        for (int attempt = 0; ; attempt++) {
+            int candidate = deriveContext(context, seq, attempt);
+            boolean reserved = candidate > 2 && engine.reserveContext(candidate);
+            long[] v = {candidate, -candidate, kind, -kind, reserved ? 0 : 1};
+            MemorySegment s = MemorySegment.ofArray(v.clone());
+            MemorySegment r = MemorySegment.ofArray(v);
+            try {
+                collectives().allReduce(channel(), s, r, v.length, MPI.MAX.reducer(MPI.LONG, op));
+            } catch (P2pException e) {
+                if (reserved) engine.releaseContext(candidate);
+                throw raise(e, op);
+            }
+            if (v[0] != -v[1] || v[2] != -v[3]) {
+                if (reserved) engine.releaseContext(candidate);
+                throw raise(MPI.ERR_COMM, op + ": the members of " + name + " did not call communicator"
+                        + " constructors (dup, split, create) in the same order");
+            }
+            if (v[4] == 0) {
+                if (!keep) engine.releaseContext(candidate);
+                return candidate;
+            }
+            if (reserved) engine.releaseContext(candidate);
+        }
+    }
+
+    /** An even context id (its successor carries collectives) from parent id, sequence and attempt. */
+    static int deriveContext(int parent, int seq, int attempt) {
+        long z = ((long) parent << 32) ^ ((long) seq << 8) ^ attempt;
+        z += 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z ^= z >>> 31;
+        return (int) (z >>> 34) << 1;
+    }
+
+    final Intracomm derived(int id, int newRank, int[] members, String newName) {
+        Intracomm c = new Intracomm();
+        c.bind(engine, id, newRank, members, newName, false);
+        c.errhandler = errhandler;
+        return c;
+    }
+
+    // ------------------------------------------------------------------ collectives: plumbing
+
+    private Channel channel;
+
+    final Channel channel() {
+        Channel ch = channel;
+        if (ch == null) channel = ch = new CollChannel();
+        return ch;
+    }
+
+    static Collectives collectives() {
+        return Collectives.load();
+    }
+
+    /** The collective context as a {@link Channel}. */
+    private final class CollChannel implements Channel {
+        @Override public int rank() { return rank; }
+
+        @Override public int size() { return size; }
+
+        @Override
+        public org.ftmpi.p2p.Request send(int dest, int tag, MemorySegment data) {
+            return engine.send(context + 1, epoch, rank, dest, world[dest], tag, data, 0, data.byteSize(),
+                    org.ftmpi.p2p.Request.STANDARD);
+        }
+
+        @Override
+        public org.ftmpi.p2p.Request receive(int source, int tag, MemorySegment into) {
+            return engine.receive(context + 1, source, world[source], tag, into, 0, into.byteSize());
+        }
+
+        @Override
+        public void waitAll(org.ftmpi.p2p.Request... rs) throws P2pException {
+            for (org.ftmpi.p2p.Request r : rs) engine.await(r);
+            for (org.ftmpi.p2p.Request r : rs) {
+                if (r.errorClass() != ErrorClass.SUCCESS) {
+                    throw new P2pException(r.errorClass(), r.errorMessage(), r.failedRank());
+                }
+            }
+        }
+    }
+
+    @FunctionalInterface
+    interface CollBody {
+        void run() throws P2pException;
+    }
+
+    /** Runs an algorithm; errors go through the error handler, user-function errors keep their class. */
+    final void runColl(String op, CollBody body) throws MPIException {
+        try {
+            body.run();
+        } catch (P2pException e) {
+            if (e.getCause() instanceof MPIException m) {
+                throw handle(MPIException.of(m.getErrorClass(), op + ": user operation failed: " + m.getMessage()));
+            }
+            throw raise(e, op);
+        } catch (RuntimeException e) {
+            throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
+        }
+    }
+
+    /** Argument errors found before any communication, through the error handler. */
+    final MPIException argError(MPIException e) {
+        return handle(e);
+    }
+
+    final void checkRoot(String op, int root) throws MPIException {
+        if (root < 0 || root >= size) {
+            throw raise(MPI.ERR_ROOT, op + ": root " + root + " is not a rank of " + name + " (size " + size + ")");
+        }
+    }
+
+    final void checkCount(String op, String arg, int count) throws MPIException {
+        if (count < 0) throw raise(MPI.ERR_COUNT, op + ": " + arg + " is negative (" + count + ")");
+    }
+
+    final Reducer reducerFor(Op op, Datatype type, String what) throws MPIException {
+        if (op == null) throw raise(MPI.ERR_OP, what + ": op is null");
+        if (type == null || type.isNull()) throw raise(MPI.ERR_TYPE, what + ": datatype is null");
+        try {
+            return op.reducer(type, what);
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** A collective buffer: its region and its bytes as a segment. */
+    static final class Buf {
+        final Buffers.Region region;
+        final MemorySegment seg;
+
+        Buf(Buffers.Region region) {
+            this.region = region;
+            this.seg = region.bytes == 0 ? MemorySegment.ofArray(new byte[0]) : region.seg.asSlice(region.off, region.bytes);
+        }
+
+        /** A private copy (the send side of an in-place operation). */
+        MemorySegment copy() {
+            MemorySegment m = MemorySegment.ofArray(new byte[(int) seg.byteSize()]);
+            MemorySegment.copy(seg, 0, m, 0, seg.byteSize());
+            return m;
+        }
+
+        void done() {
+            region.finishReceive();
+        }
+    }
+
+    final Buf buf(Object b, int count, Datatype type, String op, String arg) throws MPIException {
+        checkCount(op, arg == null ? "count" : arg, count);
+        try {
+            return new Buf(Buffers.region(b, count, type, op, true));
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** Per-rank blocks of {@code b}: {@code count} elements each, one after another. */
+    final MemorySegment[] blocks(Buf b, int count, Datatype type) {
+        MemorySegment[] out = new MemorySegment[size];
+        long len = (long) count * type.sizeBytes;
+        for (int i = 0; i < size; i++) out[i] = b.seg.asSlice(i * len, len);
+        return out;
+    }
+
+    /** A buffer holding blocks of {@code counts[i]} elements at {@code displs[i]} (in elements). */
+    final Buf vbuf(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
+                   String displsArg) throws MPIException {
+        long need = 0;
+        checkVector(op, countsArg, counts);
+        if (displs != null) checkVector(op, displsArg, displs);
+        for (int i = 0; i < size; i++) {
+            long end = (displs == null ? 0 : displs[i]) + (long) counts[i];
+            if (counts[i] > 0) need = Math.max(need, end);
+        }
+        if (need > Integer.MAX_VALUE) throw raise(MPI.ERR_COUNT, op + ": " + displsArg + " + " + countsArg + " overflow");
+        return buf(b, (int) need, type, op, null);
+    }
+
+    final MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type) {
+        MemorySegment[] out = new MemorySegment[size];
+        for (int i = 0; i < size; i++) {
+            long len = (long) counts[i] * type.sizeBytes;
+            out[i] = len == 0 ? MemorySegment.ofArray(new byte[0]) : b.seg.asSlice((long) displs[i] * type.sizeBytes, len);
+        }
+        return out;
+    }
+
+    private void checkVector(String op, String arg, int[] v) throws MPIException {
+        if (v == null) throw raise(MPI.ERR_ARG, op + ": " + arg + " is null");
+        if (v.length < size) {
+            throw raise(MPI.ERR_ARG, op + ": " + arg + " has " + v.length + " entries; " + name + " has " + size + " ranks");
+        }
+        for (int i = 0; i < size; i++) {
+            if (v[i] < 0) {
+                throw raise(arg.contains("displs") ? MPI.ERR_ARG : MPI.ERR_COUNT,
+                        op + ": " + arg + "[" + i + "] is negative (" + v[i] + ")");
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ collectives
+
+    private static final int BARRIER_TAG_BASE = 1;
+
+    /**
+     * MPI_BARRIER: dissemination algorithm, ceil(log2 size) rounds of zero-byte messages on the
+     * communicator's collective context (never matched by point-to-point receives).
+     */
+    public final void barrier() throws MPIException {
+        check("barrier");
+        int round = 0;
+        for (int k = 1; k < size; k <<= 1, round++) {
+            int to = (rank + k) % size;
+            int from = (rank - k + size) % size;
+            org.ftmpi.p2p.Request r = engine.receive(context + 1, from, world[from], BARRIER_TAG_BASE + round,
+                    MemorySegment.NULL, 0, 0);
+            org.ftmpi.p2p.Request s = engine.send(context + 1, epoch, rank, to, world[to], BARRIER_TAG_BASE + round,
+                    MemorySegment.NULL, 0, 0, org.ftmpi.p2p.Request.STANDARD);
+            engine.await(s);
+            engine.await(r);
+            report(s, "barrier");
+            report(r, "barrier");
+        }
+    }
+
+
+    /** MPI_BCAST (binomial tree). */
+    public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
+        check("bcast");
+        checkRoot("bcast", root);
+        Buf b = buf(buf, count, type, "bcast", null);
+        runColl("bcast", () -> collectives().bcast(channel(), b.seg, root));
+        b.done();
+    }
+
+    /** MPI_REDUCE; {@code recvbuf} is significant at the root only. */
+    public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root)
+            throws MPIException {
+        check("reduce");
+        checkRoot("reduce", root);
+        Reducer red = reducerFor(op, type, "reduce");
+        Buf s = buf(sendbuf, count, type, "reduce", null);
+        Buf r = rank == root ? buf(recvbuf, count, type, "reduce", null) : null;
+        runColl("reduce", () -> collectives().reduce(channel(), s.seg, r == null ? null : r.seg, count, red, root));
+        if (r != null) r.done();
+    }
+
+    /** MPI_REDUCE with MPI_IN_PLACE at the root: {@code buf} is the send buffer elsewhere. */
+    public final void reduce(Object buf, int count, Datatype type, Op op, int root) throws MPIException {
+        check("reduce");
+        checkRoot("reduce", root);
+        Reducer red = reducerFor(op, type, "reduce");
+        Buf b = buf(buf, count, type, "reduce", null);
+        MemorySegment send = rank == root ? b.copy() : b.seg;
+        runColl("reduce", () -> collectives().reduce(channel(), send, b.seg, count, red, root));
+        if (rank == root) b.done();
+    }
+
+    /** MPI_ALLREDUCE. */
+    public final void allReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        check("allReduce");
+        Reducer red = reducerFor(op, type, "allReduce");
+        Buf s = buf(sendbuf, count, type, "allReduce", null);
+        Buf r = buf(recvbuf, count, type, "allReduce", null);
+        runColl("allReduce", () -> collectives().allReduce(channel(), s.seg, r.seg, count, red));
+        r.done();
+    }
+
+    /** MPI_ALLREDUCE with MPI_IN_PLACE. */
+    public final void allReduce(Object buf, int count, Datatype type, Op op) throws MPIException {
+        check("allReduce");
+        Reducer red = reducerFor(op, type, "allReduce");
+        Buf b = buf(buf, count, type, "allReduce", null);
+        MemorySegment send = b.copy();
+        runColl("allReduce", () -> collectives().allReduce(channel(), send, b.seg, count, red));
+        b.done();
+    }
+
+    /** MPI_REDUCE_LOCAL: {@code inOutBuf[i] = inBuf[i] op inOutBuf[i]}. */
+    public static void reduceLocal(Object inBuf, Object inOutBuf, int count, Datatype type, Op op)
+            throws MPIException {
+        if (op == null) throw MPIException.of(MPI.ERR_OP, "reduceLocal: op is null");
+        Buffers.Region in = Buffers.region(inBuf, count, type, "reduceLocal", false);
+        Buffers.Region io = Buffers.region(inOutBuf, count, type, "reduceLocal", true);
+        Buf a = new Buf(in), b = new Buf(io);
+        op.reduceLocal(type, a.seg, b.seg, count, "reduceLocal");
+        b.done();
+    }
+
+    /** MPI_GATHER; {@code recvbuf} is significant at the root only. */
+    public final void gather(Object sendbuf, int sendcount, Datatype sendtype,
+                             Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        check("gather");
+        checkRoot("gather", root);
+        Buf s = buf(sendbuf, sendcount, sendtype, "gather", "sendcount");
+        Buf r = null;
+        MemorySegment[] blocks = null;
+        if (rank == root) {
+            checkCount("gather", "recvcount", recvcount);
+            r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "gather", "recvcount");
+            blocks = blocks(r, recvcount, recvtype);
+        }
+        MemorySegment[] bl = blocks;
+        runColl("gather", () -> collectives().gatherv(channel(), s.seg, bl, root));
+        if (r != null) r.done();
+    }
+
+    /**
+     * MPI_GATHER with MPI_IN_PLACE at the root: there {@code buf} receives {@code count}
+     * elements from each rank (its own block already in place); elsewhere it is the send buffer.
+     */
+    public final void gather(Object buf, int count, Datatype type, int root) throws MPIException {
+        check("gather");
+        checkRoot("gather", root);
+        if (rank == root) {
+            checkCount("gather", "count", count);
+            Buf r = buf(buf, Math.multiplyExact(count, size), type, "gather", "count");
+            MemorySegment[] bl = blocks(r, count, type);
+            runColl("gather", () -> collectives().gatherv(channel(), null, bl, root));
+            r.done();
+        } else {
+            Buf s = buf(buf, count, type, "gather", null);
+            runColl("gather", () -> collectives().gatherv(channel(), s.seg, null, root));
+        }
+    }
+
+    /** MPI_GATHERV; {@code recvbuf}, {@code recvcount} and {@code displs} are significant at the root only. */
+    public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                              int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
+        check("gatherv");
+        checkRoot("gatherv", root);
+        Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
+        Buf r = null;
+        MemorySegment[] blocks = null;
+        if (rank == root) {
+            r = vbuf(recvbuf, recvcount, displs, recvtype, "gatherv", "recvcount", "displs");
+            blocks = vblocks(r, recvcount, displs, recvtype);
+        }
+        MemorySegment[] bl = blocks;
+        runColl("gatherv", () -> collectives().gatherv(channel(), s.seg, bl, root));
+        if (r != null) r.done();
+    }
+
+    /** MPI_GATHERV with MPI_IN_PLACE, at the root (its own block is already in place). */
+    public final void gatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
+            throws MPIException {
+        check("gatherv");
+        checkRoot("gatherv", root);
+        if (rank != root) {
+            throw raise(MPI.ERR_ROOT, "gatherv: the in-place form (recvbuf, recvcount, displs, recvtype, root) is for"
+                    + " the root " + root + " only; rank " + rank + " must call gatherv(sendbuf, sendcount, sendtype, root)");
+        }
+        Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "gatherv", "recvcount", "displs");
+        MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
+        runColl("gatherv", () -> collectives().gatherv(channel(), null, bl, root));
+        r.done();
+    }
+
+    /** MPI_GATHERV at a non-root rank, when the root gathers in place. */
+    public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        check("gatherv");
+        checkRoot("gatherv", root);
+        if (rank == root) {
+            throw raise(MPI.ERR_ROOT, "gatherv: the root " + root + " must call gatherv(recvbuf, recvcount, displs,"
+                    + " recvtype, root) (in place) or the full form");
+        }
+        Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
+        runColl("gatherv", () -> collectives().gatherv(channel(), s.seg, null, root));
+    }
+
+    /** MPI_SCATTER; {@code sendbuf} is significant at the root only. */
+    public final void scatter(Object sendbuf, int sendcount, Datatype sendtype,
+                              Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        check("scatter");
+        checkRoot("scatter", root);
+        Buf r = buf(recvbuf, recvcount, recvtype, "scatter", "recvcount");
+        MemorySegment[] blocks = null;
+        if (rank == root) {
+            checkCount("scatter", "sendcount", sendcount);
+            Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "scatter", "sendcount");
+            blocks = blocks(s, sendcount, sendtype);
+        }
+        MemorySegment[] bl = blocks;
+        runColl("scatter", () -> collectives().scatterv(channel(), bl, r.seg, root));
+        r.done();
+    }
+
+    /**
+     * MPI_SCATTER with MPI_IN_PLACE at the root: there {@code buf} holds {@code count} elements
+     * for each rank (the root's own block stays in place); elsewhere it is the receive buffer.
+     */
+    public final void scatter(Object buf, int count, Datatype type, int root) throws MPIException {
+        check("scatter");
+        checkRoot("scatter", root);
+        if (rank == root) {
+            checkCount("scatter", "count", count);
+            Buf s = buf(buf, Math.multiplyExact(count, size), type, "scatter", "count");
+            MemorySegment[] bl = blocks(s, count, type);
+            runColl("scatter", () -> collectives().scatterv(channel(), bl, null, root));
+        } else {
+            Buf r = buf(buf, count, type, "scatter", null);
+            runColl("scatter", () -> collectives().scatterv(channel(), null, r.seg, root));
+            r.done();
+        }
+    }
+
+    /** MPI_SCATTERV; {@code sendbuf}, {@code sendcount} and {@code displs} are significant at the root only. */
+    public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
+                               Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        check("scatterv");
+        checkRoot("scatterv", root);
+        Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
+        MemorySegment[] blocks = null;
+        if (rank == root) {
+            Buf s = vbuf(sendbuf, sendcount, displs, sendtype, "scatterv", "sendcount", "displs");
+            blocks = vblocks(s, sendcount, displs, sendtype);
+        }
+        MemorySegment[] bl = blocks;
+        runColl("scatterv", () -> collectives().scatterv(channel(), bl, r.seg, root));
+        r.done();
+    }
+
+    /** MPI_SCATTERV with MPI_IN_PLACE, at the root (its own block stays in place). */
+    public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
+            throws MPIException {
+        check("scatterv");
+        checkRoot("scatterv", root);
+        if (rank != root) {
+            throw raise(MPI.ERR_ROOT, "scatterv: the in-place form (sendbuf, sendcount, displs, sendtype, root) is for"
+                    + " the root " + root + " only; rank " + rank + " must call scatterv(recvbuf, recvcount, recvtype, root)");
+        }
+        Buf s = vbuf(sendbuf, sendcount, displs, sendtype, "scatterv", "sendcount", "displs");
+        MemorySegment[] bl = vblocks(s, sendcount, displs, sendtype);
+        runColl("scatterv", () -> collectives().scatterv(channel(), bl, null, root));
+    }
+
+    /** MPI_SCATTERV at a non-root rank, when the root scatters in place. */
+    public final void scatterv(Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        check("scatterv");
+        checkRoot("scatterv", root);
+        if (rank == root) {
+            throw raise(MPI.ERR_ROOT, "scatterv: the root " + root + " must call scatterv(sendbuf, sendcount, displs,"
+                    + " sendtype, root) (in place) or the full form");
+        }
+        Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
+        runColl("scatterv", () -> collectives().scatterv(channel(), null, r.seg, root));
+        r.done();
+    }
+
+    /** MPI_ALLGATHER (ring). */
+    public final void allGather(Object sendbuf, int sendcount, Datatype sendtype,
+                                Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        check("allGather");
+        Buf s = buf(sendbuf, sendcount, sendtype, "allGather", "sendcount");
+        checkCount("allGather", "recvcount", recvcount);
+        Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
+        MemorySegment[] bl = blocks(r, recvcount, recvtype);
+        runColl("allGather", () -> collectives().allGatherv(channel(), s.seg, bl));
+        r.done();
+    }
+
+    /** MPI_ALLGATHER with MPI_IN_PLACE: block {@code rank} of {@code buf} holds this rank's data. */
+    public final void allGather(Object buf, int count, Datatype type) throws MPIException {
+        check("allGather");
+        checkCount("allGather", "count", count);
+        Buf r = buf(buf, Math.multiplyExact(count, size), type, "allGather", "count");
+        MemorySegment[] bl = blocks(r, count, type);
+        runColl("allGather", () -> collectives().allGatherv(channel(), null, bl));
+        r.done();
+    }
+
+    /** MPI_ALLGATHERV (ring). */
+    public final void allGatherv(Object sendbuf, int sendcount, Datatype sendtype,
+                                 Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        check("allGatherv");
+        Buf s = buf(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
+        Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
+        MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
+        runColl("allGatherv", () -> collectives().allGatherv(channel(), s.seg, bl));
+        r.done();
+    }
+
+    /** MPI_ALLGATHERV with MPI_IN_PLACE: this rank's block is already at {@code displs[rank]}. */
+    public final void allGatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        check("allGatherv");
+        Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
+        MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
+        runColl("allGatherv", () -> collectives().allGatherv(channel(), null, bl));
+        r.done();
+    }
+
+    /** MPI_ALLTOALL (pairwise exchange). */
+    public final void allToAll(Object sendbuf, int sendcount, Datatype sendtype,
+                               Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        check("allToAll");
+        checkCount("allToAll", "sendcount", sendcount);
+        checkCount("allToAll", "recvcount", recvcount);
+        Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
+        Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allToAll", "recvcount");
+        MemorySegment[] sb = blocks(s, sendcount, sendtype), rb = blocks(r, recvcount, recvtype);
+        runColl("allToAll", () -> collectives().allToAllv(channel(), sb, rb));
+        r.done();
+    }
+
+    /** MPI_ALLTOALLV (pairwise exchange). */
+    public final void allToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
+        check("allToAllv");
+        Buf s = vbuf(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
+        Buf r = vbuf(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
+        MemorySegment[] sb = vblocks(s, sendcount, sdispls, sendtype), rb = vblocks(r, recvcount, rdispls, recvtype);
+        runColl("allToAllv", () -> collectives().allToAllv(channel(), sb, rb));
+        r.done();
+    }
+
+    /** MPI_REDUCE_SCATTER: reduces {@code sum(recvcounts)} elements; block {@code rank} lands in {@code recvbuf}. */
+    public final void reduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op)
+            throws MPIException {
+        check("reduceScatter");
+        Reducer red = reducerFor(op, type, "reduceScatter");
+        int total = total("reduceScatter", recvcounts);
+        Buf s = buf(sendbuf, total, type, "reduceScatter", "recvcounts");
+        Buf r = buf(recvbuf, recvcounts[rank], type, "reduceScatter", "recvcounts[" + rank + "]");
+        runColl("reduceScatter", () -> collectives().reduceScatter(channel(), s.seg, r.seg, recvcounts.clone(), red));
+        r.done();
+    }
+
+    /** MPI_REDUCE_SCATTER with MPI_IN_PLACE: {@code buf} holds the input; the result is at its start. */
+    public final void reduceScatter(Object buf, int[] counts, Datatype type, Op op) throws MPIException {
+        check("reduceScatter");
+        Reducer red = reducerFor(op, type, "reduceScatter");
+        int total = total("reduceScatter", counts);
+        Buf b = buf(buf, total, type, "reduceScatter", "counts");
+        MemorySegment send = b.copy();
+        MemorySegment out = b.seg.asSlice(0, (long) counts[rank] * type.sizeBytes);
+        runColl("reduceScatter", () -> collectives().reduceScatter(channel(), send, out, counts.clone(), red));
+        b.done();
+    }
+
+    /** MPI_REDUCE_SCATTER_BLOCK: {@code recvcount} elements per rank. */
+    public final void reduceScatterBlock(Object sendbuf, Object recvbuf, int recvcount, Datatype type, Op op)
+            throws MPIException {
+        check("reduceScatterBlock");
+        checkCount("reduceScatterBlock", "recvcount", recvcount);
+        int[] counts = new int[size];
+        java.util.Arrays.fill(counts, recvcount);
+        reduceScatter(sendbuf, recvbuf, counts, type, op);
+    }
+
+    /** MPI_REDUCE_SCATTER_BLOCK with MPI_IN_PLACE. */
+    public final void reduceScatterBlock(Object buf, int count, Datatype type, Op op) throws MPIException {
+        check("reduceScatterBlock");
+        checkCount("reduceScatterBlock", "count", count);
+        int[] counts = new int[size];
+        java.util.Arrays.fill(counts, count);
+        reduceScatter(buf, counts, type, op);
+    }
+
+    private int total(String op, int[] counts) throws MPIException {
+        checkVector(op, "recvcounts", counts);
+        long t = 0;
+        for (int i = 0; i < size; i++) t += counts[i];
+        if (t > Integer.MAX_VALUE) throw raise(MPI.ERR_COUNT, op + ": the counts add up to more than 2^31-1");
+        return (int) t;
+    }
+
     // ------------------------------------------------------------------ pack (predefined types)
 
     /** MPI_PACK: packs {@code incount} elements into {@code outbuf} at {@code position}; returns the new position. */
@@ -463,7 +1099,7 @@ public class Comm implements Freeable, Cloneable {
         return handle(ex);
     }
 
-    private MPIException handle(MPIException ex) {
+    final MPIException handle(MPIException ex) {
         Errhandler h = errhandler;
         if (h != null && h.isFatal() && engine != null) {
             String msg = "MPI error on " + name + ": " + ErrorClass.name(ex.getErrorClass()) + ": " + ex.getMessage()

@@ -32,6 +32,8 @@ public final class MPI {
     public static final int PROC_NULL = Engine.PROC_NULL;
     public static final int UNDEFINED = -32766;
     public static final int ROOT = -4;
+    /** Results of {@link Group#compare} and {@link Comm#compare} (Open MPI's values). */
+    public static final int IDENT = 0, CONGRUENT = 1, SIMILAR = 2, UNEQUAL = 3;
     /** Bytes of bookkeeping per message in the attached buffer of buffered sends. */
     public static final int BSEND_OVERHEAD = 128;
     public static final int MAX_OBJECT_NAME = 64;
@@ -84,6 +86,15 @@ public final class MPI {
 
     public static final Errhandler ERRORS_ARE_FATAL = new Errhandler(true, "MPI.ERRORS_ARE_FATAL");
     public static final Errhandler ERRORS_RETURN = new Errhandler(false, "MPI.ERRORS_RETURN");
+
+    public static final Op MAX = new Op(Op.MAX, "MPI.MAX"), MIN = new Op(Op.MIN, "MPI.MIN"),
+            SUM = new Op(Op.SUM, "MPI.SUM"), PROD = new Op(Op.PROD, "MPI.PROD"),
+            LAND = new Op(Op.LAND, "MPI.LAND"), BAND = new Op(Op.BAND, "MPI.BAND"),
+            LOR = new Op(Op.LOR, "MPI.LOR"), BOR = new Op(Op.BOR, "MPI.BOR"),
+            LXOR = new Op(Op.LXOR, "MPI.LXOR"), BXOR = new Op(Op.BXOR, "MPI.BXOR"),
+            REPLACE = new Op(Op.REPLACE, "MPI.REPLACE"), NO_OP = new Op(Op.NO_OP, "MPI.NO_OP");
+
+    public static final Group GROUP_EMPTY = Group.empty();
 
     public static final Request REQUEST_NULL = new Request(null, null, null);
 
@@ -153,6 +164,8 @@ public final class MPI {
         for (int i = 0; i < n; i++) ranks[i] = i;
         world.bind(e, 0, e.rank(), ranks, "MPI_COMM_WORLD", true);
         self.bind(e, 2, 0, new int[] {e.rank()}, "MPI_COMM_SELF", true);
+        e.reserveContext(0);
+        e.reserveContext(2);
     }
 
     /** A world communicator bound to {@code e} (ranks that are threads of one JVM). */

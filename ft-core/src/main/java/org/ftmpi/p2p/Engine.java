@@ -612,6 +612,40 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return false;
     }
 
+    // ------------------------------------------------------------------ context ids
+
+    private final java.util.Set<Integer> contextIds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Marks the context id pair {@code (id, id + 1)} as used by a communicator of this process;
+     * returns false if it already is. Communicator construction agrees on ids collectively
+     * and only needs them unique per process (see docs/architecture.md).
+     */
+    public boolean reserveContext(int id) {
+        return contextIds.add(id);
+    }
+
+    /** Whether a communicator of this process uses the context id pair {@code (id, id + 1)}. */
+    public boolean contextInUse(int id) {
+        return contextIds.contains(id);
+    }
+
+    /**
+     * Releases a context id pair when its communicator is freed, with its matching queues (a
+     * correct program has no message of a freed communicator left to match).
+     */
+    public void releaseContext(int id) {
+        lock.lock();
+        try {
+            MatchQueues p = contexts.get(id), c = contexts.get(id + 1);
+            if (p != null && p.posted.isEmpty()) contexts.remove(id);
+            if (c != null && c.posted.isEmpty()) contexts.remove(id + 1);
+        } finally {
+            lock.unlock();
+        }
+        contextIds.remove(id);
+    }
+
     /** Whether the world rank has been declared failed. */
     public boolean isFailed(int worldRank) { return peerFailed[worldRank]; }
 

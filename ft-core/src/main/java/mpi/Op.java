@@ -1,0 +1,264 @@
+package mpi;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_CHAR_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import org.ftmpi.coll.Reducer;
+import org.ftmpi.p2p.P2pException;
+
+/**
+ * A reduction operation (MPI_Op): the predefined {@code MPI.MAX ... MPI.NO_OP} or a user
+ * function. Source compatible with Open MPI's Java bindings.
+ *
+ * <p>Which predefined operation applies to which predefined type follows the MPI standard:
+ * MAX/MIN to integers ({@code BYTE, CHAR, SHORT, INT, LONG}) and floating point; SUM/PROD also
+ * to complex; LAND/LOR/LXOR to integers and {@code BOOLEAN}; BAND/BOR/BXOR to integers and
+ * {@code BYTE}. {@code CHAR} is Java's unsigned 16-bit char. REPLACE and NO_OP are for
+ * one-sided accumulate operations only; collectives reject them. Other combinations raise
+ * {@link MPI#ERR_OP}.
+ */
+public final class Op implements Freeable {
+    static final int MAX = 1, MIN = 2, SUM = 3, PROD = 4, LAND = 5, BAND = 6, LOR = 7, BOR = 8, LXOR = 9,
+            BXOR = 10, REPLACE = 11, NO_OP = 12;
+
+    private final int code;
+    private final String name;
+    private UserFunction function;
+    private final boolean commute;
+
+    Op(int code, String name) {
+        this.code = code;
+        this.name = name;
+        this.commute = true;
+    }
+
+    /**
+     * A user-defined operation (MPI_OP_CREATE).
+     *
+     * @param function the function; must be associative
+     * @param commute  whether it is commutative (if not, operands combine in rank order)
+     */
+    public Op(UserFunction function, boolean commute) throws MPIException {
+        if (function == null) throw MPIException.of(MPI.ERR_ARG, "Op: function is null");
+        this.code = 0;
+        this.name = "user op " + function.getClass().getName();
+        this.function = function;
+        this.commute = commute;
+    }
+
+    /** MPI_OP_COMMUTATIVE. */
+    public boolean isCommute() throws MPIException {
+        return commute;
+    }
+
+    /** MPI_OP_FREE: user operations only; the handle becomes null. */
+    @Override
+    public void free() throws MPIException {
+        if (code != 0) throw MPIException.of(MPI.ERR_OP, "free: cannot free the predefined operation " + name);
+        if (function == null) throw MPIException.of(MPI.ERR_OP, "free: the operation has already been freed");
+        function = null;
+    }
+
+    /** Whether this handle is null (a freed user operation). */
+    public boolean isNull() {
+        return code == 0 && function == null;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    // ------------------------------------------------------------------ reducers
+
+    /** Binds this operation to a datatype for a collective, checking that it applies. */
+    Reducer reducer(Datatype type, String op) throws MPIException {
+        if (code == 0) {
+            if (function == null) throw MPIException.of(MPI.ERR_OP, op + ": op has been freed");
+            UserFunction f = function;
+            return new Bound(type, commute) {
+                @Override
+                void run(MemorySegment in, MemorySegment inout, int count) throws MPIException {
+                    callUser(f, in, inout, count, type);
+                }
+            };
+        }
+        if (code == REPLACE || code == NO_OP) {
+            throw MPIException.of(MPI.ERR_OP, op + ": op " + name + " is only for one-sided accumulate operations");
+        }
+        boolean complex = type.baseCount() == 2;
+        if (!applies(code, type.kind) || (complex && code != SUM && code != PROD)) {
+            throw MPIException.of(MPI.ERR_OP, op + ": op " + name + " is not defined for datatype " + type);
+        }
+        int kind = type.kind;
+        int c = code;
+        return new Bound(type, true) {
+            @Override
+            void run(MemorySegment in, MemorySegment inout, int count) {
+                if (complex) complex(c, kind, in, inout, count);
+                else predefined(c, kind, in, inout, count);
+            }
+        };
+    }
+
+    /** MPI_REDUCE_LOCAL on regions: {@code inout = in op inout}. */
+    void reduceLocal(Datatype type, MemorySegment in, MemorySegment inout, int count, String op)
+            throws MPIException {
+        Bound b = (Bound) reducer(type, op);
+        b.run(in, inout, count);
+    }
+
+    /** A reducer for the collective SPI; a user function's MPIException travels in the cause. */
+    private abstract static class Bound implements Reducer {
+        private final long elementBytes;
+        private final boolean commutative;
+
+        Bound(Datatype type, boolean commutative) {
+            this.elementBytes = type.sizeBytes;
+            this.commutative = commutative;
+        }
+
+        abstract void run(MemorySegment in, MemorySegment inout, int count) throws MPIException;
+
+        @Override
+        public long elementBytes() {
+            return elementBytes;
+        }
+
+        @Override
+        public boolean commutative() {
+            return commutative;
+        }
+
+        @Override
+        public void apply(MemorySegment in, MemorySegment inout, int count) throws P2pException {
+            try {
+                run(in, inout, count);
+            } catch (MPIException e) {
+                P2pException p = new P2pException(e.getErrorClass(), e.getMessage());
+                p.initCause(e);
+                throw p;
+            }
+        }
+    }
+
+    private static void callUser(UserFunction f, MemorySegment in, MemorySegment inout, int count, Datatype type)
+            throws MPIException {
+        long bytes = (long) count * type.sizeBytes;
+        ByteBuffer a = MPI.newByteBuffer((int) bytes);
+        ByteBuffer b = MPI.newByteBuffer((int) bytes);
+        MemorySegment sa = MemorySegment.ofBuffer(a), sb = MemorySegment.ofBuffer(b);
+        MemorySegment.copy(in, 0, sa, 0, bytes);
+        MemorySegment.copy(inout, 0, sb, 0, bytes);
+        f.call(a, b, count, type);
+        MemorySegment.copy(sb, 0, inout, 0, bytes);
+    }
+
+    private static boolean integer(int kind) {
+        return kind == Datatype.K_BYTE || kind == Datatype.K_CHAR || kind == Datatype.K_SHORT
+                || kind == Datatype.K_INT || kind == Datatype.K_LONG;
+    }
+
+    private static boolean floating(int kind) {
+        return kind == Datatype.K_FLOAT || kind == Datatype.K_DOUBLE;
+    }
+
+    static boolean applies(int code, int kind) {
+        return switch (code) {
+            case MAX, MIN -> integer(kind) || floating(kind);
+            case SUM, PROD -> integer(kind) || floating(kind);
+            case LAND, LOR, LXOR -> integer(kind) || kind == Datatype.K_BOOLEAN;
+            case BAND, BOR, BXOR -> integer(kind);
+            default -> false;
+        };
+    }
+
+    private static void predefined(int code, int kind, MemorySegment in, MemorySegment io, int count) {
+        if (floating(kind)) {
+            for (int i = 0; i < count; i++) {
+                double a = kind == Datatype.K_FLOAT ? in.getAtIndex(JAVA_FLOAT_UNALIGNED, i)
+                        : in.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
+                double b = kind == Datatype.K_FLOAT ? io.getAtIndex(JAVA_FLOAT_UNALIGNED, i)
+                        : io.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
+                double r = switch (code) {
+                    case MAX -> Math.max(a, b);
+                    case MIN -> Math.min(a, b);
+                    case SUM -> a + b;
+                    default -> a * b;
+                };
+                if (kind == Datatype.K_FLOAT) io.setAtIndex(JAVA_FLOAT_UNALIGNED, i, (float) r);
+                else io.setAtIndex(JAVA_DOUBLE_UNALIGNED, i, r);
+            }
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            long a = getInt(kind, in, i), b = getInt(kind, io, i);
+            long r = switch (code) {
+                case MAX -> Math.max(a, b);
+                case MIN -> Math.min(a, b);
+                case SUM -> a + b;
+                case PROD -> a * b;
+                case LAND -> (a != 0 && b != 0) ? 1 : 0;
+                case LOR -> (a != 0 || b != 0) ? 1 : 0;
+                case LXOR -> ((a != 0) != (b != 0)) ? 1 : 0;
+                case BAND -> a & b;
+                case BOR -> a | b;
+                default -> a ^ b;
+            };
+            setInt(kind, io, i, r);
+        }
+    }
+
+    private static long getInt(int kind, MemorySegment s, long i) {
+        return switch (kind) {
+            case Datatype.K_BYTE, Datatype.K_BOOLEAN -> s.get(JAVA_BYTE, i);
+            case Datatype.K_CHAR -> s.getAtIndex(JAVA_CHAR_UNALIGNED, i);
+            case Datatype.K_SHORT -> s.getAtIndex(JAVA_SHORT_UNALIGNED, i);
+            case Datatype.K_INT -> s.getAtIndex(JAVA_INT_UNALIGNED, i);
+            default -> s.getAtIndex(JAVA_LONG_UNALIGNED, i);
+        };
+    }
+
+    private static void setInt(int kind, MemorySegment s, long i, long v) {
+        switch (kind) {
+            case Datatype.K_BYTE, Datatype.K_BOOLEAN -> s.set(JAVA_BYTE, i, (byte) v);
+            case Datatype.K_CHAR -> s.setAtIndex(JAVA_CHAR_UNALIGNED, i, (char) v);
+            case Datatype.K_SHORT -> s.setAtIndex(JAVA_SHORT_UNALIGNED, i, (short) v);
+            case Datatype.K_INT -> s.setAtIndex(JAVA_INT_UNALIGNED, i, (int) v);
+            default -> s.setAtIndex(JAVA_LONG_UNALIGNED, i, v);
+        }
+    }
+
+    private static void complex(int code, int kind, MemorySegment in, MemorySegment io, int count) {
+        boolean f = kind == Datatype.K_FLOAT;
+        for (int i = 0; i < count; i++) {
+            long re = 2L * i, im = re + 1;
+            double ar = f ? in.getAtIndex(JAVA_FLOAT_UNALIGNED, re) : in.getAtIndex(JAVA_DOUBLE_UNALIGNED, re);
+            double ai = f ? in.getAtIndex(JAVA_FLOAT_UNALIGNED, im) : in.getAtIndex(JAVA_DOUBLE_UNALIGNED, im);
+            double br = f ? io.getAtIndex(JAVA_FLOAT_UNALIGNED, re) : io.getAtIndex(JAVA_DOUBLE_UNALIGNED, re);
+            double bi = f ? io.getAtIndex(JAVA_FLOAT_UNALIGNED, im) : io.getAtIndex(JAVA_DOUBLE_UNALIGNED, im);
+            double rr, ri;
+            if (code == SUM) {
+                rr = ar + br;
+                ri = ai + bi;
+            } else {
+                rr = ar * br - ai * bi;
+                ri = ar * bi + ai * br;
+            }
+            if (f) {
+                io.setAtIndex(JAVA_FLOAT_UNALIGNED, re, (float) rr);
+                io.setAtIndex(JAVA_FLOAT_UNALIGNED, im, (float) ri);
+            } else {
+                io.setAtIndex(JAVA_DOUBLE_UNALIGNED, re, rr);
+                io.setAtIndex(JAVA_DOUBLE_UNALIGNED, im, ri);
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+package org.ftmpi.coll;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.ftmpi.p2p.P2pException;
+import org.ftmpi.p2p.Request;
+
+/**
+ * Reference algorithms, correct for every communicator size (including 1 and non-powers of
+ * two), every root and zero counts: binomial-tree broadcast and reduction, reduce + broadcast
+ * allreduce, linear gather(v) / scatter(v) at the root, ring allgather(v), pairwise-exchange
+ * all-to-all(v), reduce + scatterv reduce-scatter, and a linear chain for (exclusive) scan.
+ *
+ * <p>Non-commutative operations are always combined in rank order: their reduction tree is
+ * rooted at rank 0 (whose subtrees are contiguous rank ranges) and the result forwarded to the
+ * root.
+ */
+public class DefaultCollectives implements Collectives {
+    static final int TAG_BCAST = 64, TAG_REDUCE = 65, TAG_GATHER = 66, TAG_SCATTER = 67, TAG_ALLGATHER = 68,
+            TAG_ALLTOALL = 69, TAG_SCAN = 70, TAG_EXSCAN = 71;
+
+    @Override
+    public String name() {
+        return "default";
+    }
+
+    @Override
+    public void bcast(Channel c, MemorySegment buf, int root) throws P2pException {
+        int n = c.size();
+        if (n == 1) return;
+        int rel = (c.rank() - root + n) % n;
+        int mask = 1;
+        while (mask < n) {
+            if ((rel & mask) != 0) {
+                c.waitAll(c.receive((rel - mask + root) % n, TAG_BCAST, buf));
+                break;
+            }
+            mask <<= 1;
+        }
+        List<Request> sends = new ArrayList<>();
+        for (mask >>= 1; mask > 0; mask >>= 1) {
+            if (rel + mask < n) sends.add(c.send((rel + mask + root) % n, TAG_BCAST, buf));
+        }
+        c.waitAll(sends.toArray(Request[]::new));
+    }
+
+    @Override
+    public void reduce(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op, int root)
+            throws P2pException {
+        int n = c.size();
+        int rank = c.rank();
+        // Commutative: tree rooted at the root. Otherwise rooted at 0, so that every subtree is a
+        // contiguous range of ranks and partial results combine in rank order.
+        int top = op.commutative() ? root : 0;
+        int rel = (rank - top + n) % n;
+        long bytes = send.byteSize();
+        MemorySegment acc = copyOf(send);
+        MemorySegment tmp = bytes == 0 ? acc : MemorySegment.ofArray(new byte[(int) bytes]);
+        for (int mask = 1; mask < n; mask <<= 1) {
+            if ((rel & mask) != 0) {
+                c.waitAll(c.send((rel - mask + top) % n, TAG_REDUCE, acc));
+                break;
+            }
+            int child = rel | mask;
+            if (child < n) {
+                c.waitAll(c.receive((child + top) % n, TAG_REDUCE, tmp));
+                // acc holds ranks [rel, child), tmp holds [child, ...): tmp = acc op tmp
+                op.apply(acc, tmp, count);
+                MemorySegment t = acc;
+                acc = tmp;
+                tmp = t;
+            }
+        }
+        if (rank == top && rank == root) {
+            MemorySegment.copy(acc, 0, recv, 0, bytes);
+        } else if (rank == top) {
+            c.waitAll(c.send(root, TAG_REDUCE, acc));
+        } else if (rank == root) {
+            c.waitAll(c.receive(top, TAG_REDUCE, recv));
+        }
+    }
+
+    @Override
+    public void allReduce(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op)
+            throws P2pException {
+        reduce(c, send, recv, count, op, 0);
+        bcast(c, recv, 0);
+    }
+
+    @Override
+    public void gatherv(Channel c, MemorySegment send, MemorySegment[] recv, int root) throws P2pException {
+        int rank = c.rank();
+        if (rank != root) {
+            c.waitAll(c.send(root, TAG_GATHER, send));
+            return;
+        }
+        List<Request> rs = new ArrayList<>();
+        for (int i = 0; i < c.size(); i++) {
+            if (i != root) rs.add(c.receive(i, TAG_GATHER, recv[i]));
+        }
+        if (send != null) MemorySegment.copy(send, 0, recv[root], 0, recv[root].byteSize());
+        c.waitAll(rs.toArray(Request[]::new));
+    }
+
+    @Override
+    public void scatterv(Channel c, MemorySegment[] send, MemorySegment recv, int root) throws P2pException {
+        int rank = c.rank();
+        if (rank != root) {
+            c.waitAll(c.receive(root, TAG_SCATTER, recv));
+            return;
+        }
+        List<Request> rs = new ArrayList<>();
+        for (int i = 0; i < c.size(); i++) {
+            if (i != root) rs.add(c.send(i, TAG_SCATTER, send[i]));
+        }
+        if (recv != null) MemorySegment.copy(send[root], 0, recv, 0, send[root].byteSize());
+        c.waitAll(rs.toArray(Request[]::new));
+    }
+
+    @Override
+    public void allGatherv(Channel c, MemorySegment send, MemorySegment[] recv) throws P2pException {
+        int n = c.size();
+        int rank = c.rank();
+        if (send != null) MemorySegment.copy(send, 0, recv[rank], 0, recv[rank].byteSize());
+        int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+        // Ring: in step s, pass on the block that came from s ranks to the left.
+        for (int s = 0; s < n - 1; s++) {
+            int out = (rank - s + n) % n, in = (rank - s - 1 + n) % n;
+            c.sendReceive(right, recv[out], left, recv[in], TAG_ALLGATHER);
+        }
+    }
+
+    @Override
+    public void allToAllv(Channel c, MemorySegment[] send, MemorySegment[] recv) throws P2pException {
+        int n = c.size();
+        int rank = c.rank();
+        MemorySegment.copy(send[rank], 0, recv[rank], 0, send[rank].byteSize());
+        for (int k = 1; k < n; k++) {
+            int dest = (rank + k) % n, source = (rank - k + n) % n;
+            c.sendReceive(dest, send[dest], source, recv[source], TAG_ALLTOALL);
+        }
+    }
+
+    @Override
+    public void reduceScatter(Channel c, MemorySegment send, MemorySegment recv, int[] counts, Reducer op)
+            throws P2pException {
+        int n = c.size();
+        long total = 0;
+        for (int k : counts) total += k;
+        long eb = op.elementBytes();
+        MemorySegment all = c.rank() == 0 ? MemorySegment.ofArray(new byte[(int) (total * eb)]) : null;
+        reduce(c, send, all, (int) total, op, 0);
+        MemorySegment[] blocks = null;
+        if (c.rank() == 0) {
+            blocks = new MemorySegment[n];
+            long at = 0;
+            for (int i = 0; i < n; i++) {
+                blocks[i] = all.asSlice(at, counts[i] * eb);
+                at += counts[i] * eb;
+            }
+        }
+        scatterv(c, blocks, recv, 0);
+    }
+
+    @Override
+    public void scan(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op) throws P2pException {
+        int rank = c.rank();
+        MemorySegment.copy(send, 0, recv, 0, send.byteSize());
+        if (rank > 0) {
+            MemorySegment prefix = MemorySegment.ofArray(new byte[(int) send.byteSize()]);
+            c.waitAll(c.receive(rank - 1, TAG_SCAN, prefix));
+            op.apply(prefix, recv, count);
+        }
+        if (rank < c.size() - 1) c.waitAll(c.send(rank + 1, TAG_SCAN, recv));
+    }
+
+    @Override
+    public void exScan(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op)
+            throws P2pException {
+        int rank = c.rank();
+        MemorySegment next;
+        if (rank == 0) {
+            next = send;
+        } else {
+            c.waitAll(c.receive(rank - 1, TAG_EXSCAN, recv));
+            if (rank == c.size() - 1) return;
+            next = copyOf(send);
+            op.apply(recv, next, count);
+        }
+        if (rank < c.size() - 1) c.waitAll(c.send(rank + 1, TAG_EXSCAN, next));
+    }
+
+    private static MemorySegment copyOf(MemorySegment s) {
+        MemorySegment m = MemorySegment.ofArray(new byte[(int) s.byteSize()]);
+        MemorySegment.copy(s, 0, m, 0, s.byteSize());
+        return m;
+    }
+}
