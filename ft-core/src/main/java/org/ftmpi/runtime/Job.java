@@ -28,6 +28,7 @@ final class Job implements Controller.Events {
     /** Time between SIGTERM and SIGKILL when stopping ranks. */
     static final long KILL_GRACE_MS = 300;
     static final int TIMEOUT_EXIT = 124;
+    private static final long DEATH_GRACE_NS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final LaunchSpec spec;
     private final List<String> rankCommand;
@@ -194,15 +195,7 @@ final class Job implements Controller.Events {
                 boolean failed = !controller.hasFinalized(rank)
                         && (status != 0 || controller.isRegistered(rank));
                 if (failed) {
-                    String how = ExitStatus.describe(status)
-                            + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
-                    console.message("rank " + rank + " (pid " + p.pid() + ") "
-                            + (ExitStatus.isSignal(status) ? "was " : "") + how
-                            + "; aborting the job (comm-mode abort)");
-                    int code = status != 0 ? status : 1;
-                    controller.notifyFailure(rank, procIds[rank], how);
-                    controller.notifyAbort(code, "rank " + rank + " " + how);
-                    terminate(code);
+                    reportDeathAndAbort(rank, p, status);
                 }
             }
         } catch (RuntimeException e) {
@@ -212,10 +205,50 @@ final class Job implements Controller.Events {
         }
     }
 
+    /** Under comm-mode abort: names the dead rank and how it died, then stops the job. */
+    private synchronized void reportDeathAndAbort(int rank, Process p, int status) {
+        String how = ExitStatus.describe(status)
+                + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
+        console.message("rank " + rank + " (pid " + p.pid() + ") "
+                + (ExitStatus.isSignal(status) ? "was " : "") + how
+                + "; aborting the job (comm-mode abort)");
+        int code = status != 0 ? status : 1;
+        controller.notifyFailure(rank, procIds[rank], how);
+        controller.notifyAbort(code, "rank " + rank + " " + how);
+        terminate(code);
+    }
+
+    /**
+     * A rank that sees a peer's connection drop may ask to abort (ERRORS_ARE_FATAL) a moment
+     * before this process learns of the peer's exit. Give such a death a short time to show, so
+     * that the job reports the root cause (the dead rank) rather than the survivor's error.
+     */
+    private int deadUnfinalizedRank(int requester) throws InterruptedException {
+        long deadline = System.nanoTime() + DEATH_GRACE_NS;
+        do {
+            for (int r = 0; r < n; r++) {
+                Process p = procs[r];
+                if (r != requester && p != null && !p.isAlive() && !controller.hasFinalized(r)) return r;
+            }
+            Thread.sleep(10);
+        } while (System.nanoTime() < deadline);
+        return -1;
+    }
+
     @Override
     public void abortRequested(int rank, int code, String reason) {
+        int dead = -1;
+        try {
+            dead = deadUnfinalizedRank(rank);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         synchronized (this) {
             if (ending) {
+                return;
+            }
+            if (dead >= 0) {
+                reportDeathAndAbort(dead, procs[dead], procs[dead].exitValue());
                 return;
             }
             console.message("rank " + rank + " called MPI_Abort with code " + code + ": " + reason);
