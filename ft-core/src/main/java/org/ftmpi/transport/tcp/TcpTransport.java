@@ -78,11 +78,18 @@ final class TcpTransport implements Transport {
             String s = new String(addr, StandardCharsets.UTF_8);
             int colon = s.lastIndexOf(':');
             SocketChannel ch = SocketChannel.open();
-            ch.socket().connect(new InetSocketAddress(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1))),
-                    CONNECT_TIMEOUT_MS);
-            ch.socket().setSoTimeout(CONNECT_TIMEOUT_MS);
-            TcpHandshake.connect(ch, job.secret(), job.jobId(), me);
-            install(peer, ch);
+            try {
+                ch.socket().connect(new InetSocketAddress(s.substring(0, colon),
+                        Integer.parseInt(s.substring(colon + 1))), CONNECT_TIMEOUT_MS);
+                ch.socket().setSoTimeout(CONNECT_TIMEOUT_MS);
+                TcpHandshake.connect(ch, job.secret(), job.jobId(), me);
+                install(peer, ch);
+            } catch (IOException | RuntimeException e) {
+                // Close at once: a socket left open would stall the peer's (serial) accept loop
+                // in its handshake read until that times out.
+                ch.close();
+                throw e;
+            }
         }
         int expected = 0;
         for (int peer = me + 1; peer < job.size(); peer++) {
