@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 import mpi.Intracomm;
 import org.ftmpi.p2p.Engine;
 import org.ftmpi.runtime.LocalJobRuntime;
@@ -37,7 +38,18 @@ public final class LocalJob {
      * the other ranks' pending operations are aborted and the first exception is rethrown.
      */
     public static void run(int ranks, Map<String, String> options, Body body) throws Exception {
+        run(ranks, options, job -> { }, body);
+    }
+
+    /**
+     * As {@link #run(int, Map, Body)}, but first hands the job's runtime to {@code onStart}
+     * (before any rank starts), so that tests can inject runtime notices such as
+     * {@link LocalJobRuntime#notifyFailed} or {@link LocalJobRuntime#abortAll} while the ranks run.
+     */
+    public static void run(int ranks, Map<String, String> options, Consumer<LocalJobRuntime> onStart, Body body)
+            throws Exception {
         LocalJobRuntime job = new LocalJobRuntime(ranks, options);
+        onStart.accept(job);
         AtomicReferenceArray<Throwable> errors = new AtomicReferenceArray<>(ranks);
         List<Thread> threads = new ArrayList<>();
         for (int r = 0; r < ranks; r++) {
