@@ -8,8 +8,8 @@ import org.ftmpi.p2p.Request;
 
 /**
  * Reference algorithms, correct for every communicator size (including 1 and non-powers of
- * two), every root and zero counts: binomial-tree broadcast and reduction, reduce + broadcast
- * allreduce, linear gather(v) / scatter(v) at the root, ring allgather(v), pairwise-exchange
+ * two), every root and zero counts: binomial-tree broadcast and reduction, recursive-doubling
+ * allreduce (reduce + broadcast for non-commutative operations), linear gather(v) / scatter(v) at the root, ring allgather(v), pairwise-exchange
  * all-to-all(v), reduce + scatterv reduce-scatter, and a linear chain for (exclusive) scan.
  *
  * <p>Non-commutative operations are always combined in rank order: their reduction tree is
@@ -18,7 +18,7 @@ import org.ftmpi.p2p.Request;
  */
 public class DefaultCollectives implements Collectives {
     static final int TAG_BCAST = 64, TAG_REDUCE = 65, TAG_GATHER = 66, TAG_SCATTER = 67, TAG_ALLGATHER = 68,
-            TAG_ALLTOALL = 69, TAG_SCAN = 70, TAG_EXSCAN = 71;
+            TAG_ALLTOALL = 69, TAG_SCAN = 70, TAG_EXSCAN = 71, TAG_ALLREDUCE = 72;
 
     @Override
     public String name() {
@@ -81,11 +81,52 @@ public class DefaultCollectives implements Collectives {
         }
     }
 
+    /**
+     * Commutative operations: recursive doubling (log2 rounds; with a non-power-of-two size the
+     * first {@code 2 * rem} ranks pair up first, and the odd one of each pair works for both).
+     * Partners combine the same two partial results, so every rank ends with the same bits.
+     * Non-commutative operations: reduce to rank 0 in rank order, then broadcast.
+     */
     @Override
     public void allReduce(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op)
             throws P2pException {
-        reduce(c, send, recv, count, op, 0);
-        bcast(c, recv, 0);
+        int n = c.size();
+        if (!op.commutative() || n == 1) {
+            reduce(c, send, recv, count, op, 0);
+            bcast(c, recv, 0);
+            return;
+        }
+        int rank = c.rank();
+        long bytes = send.byteSize();
+        MemorySegment.copy(send, 0, recv, 0, bytes);
+        MemorySegment tmp = MemorySegment.ofArray(new byte[(int) bytes]);
+        int pof2 = Integer.highestOneBit(n);
+        int rem = n - pof2;
+        int newRank;
+        if (rank < 2 * rem) {
+            if (rank % 2 == 0) {
+                c.waitAll(c.send(rank + 1, TAG_ALLREDUCE, recv));
+                newRank = -1;
+            } else {
+                c.waitAll(c.receive(rank - 1, TAG_ALLREDUCE, tmp));
+                op.apply(tmp, recv, count);
+                newRank = rank / 2;
+            }
+        } else {
+            newRank = rank - rem;
+        }
+        if (newRank >= 0) {
+            for (int mask = 1; mask < pof2; mask <<= 1) {
+                int partner = newRank ^ mask;
+                int dest = partner < rem ? partner * 2 + 1 : partner + rem;
+                c.sendReceive(dest, recv, dest, tmp, TAG_ALLREDUCE);
+                op.apply(tmp, recv, count);
+            }
+        }
+        if (rank < 2 * rem) {
+            if (rank % 2 == 1) c.waitAll(c.send(rank - 1, TAG_ALLREDUCE, recv));
+            else c.waitAll(c.receive(rank + 1, TAG_ALLREDUCE, recv));
+        }
     }
 
     @Override

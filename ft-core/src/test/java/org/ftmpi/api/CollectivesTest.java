@@ -476,4 +476,11 @@ class CollectivesTest {
             b.free();
         });
     }
+
+    @Test
+    void theDefaultAlgorithmsAreFoundThroughServiceLoader() {
+        assertEquals("default", org.ftmpi.coll.Collectives.load().name());
+        assertTrue(java.util.ServiceLoader.load(org.ftmpi.coll.Collectives.class).stream()
+                .anyMatch(p -> p.type() == org.ftmpi.coll.DefaultCollectives.class));
+    }
 }
