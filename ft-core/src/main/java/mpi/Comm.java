@@ -141,7 +141,7 @@ public class Comm implements Freeable, Cloneable {
         check("bSend");
         checkDest("bSend", dest);
         checkSendTag("bSend", tag);
-        bufferedSend("bSend", Buffers.region(buf, count, type, "bSend", false), dest, tag);
+        bufferedSend("bSend", region(buf, count, type, "bSend", false), dest, tag);
     }
 
     private void blockingSend(String op, Object buf, int count, Datatype type, int dest, int tag, int mode)
@@ -149,7 +149,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = Buffers.region(buf, count, type, op, false);
+        Buffers.Region g = region(buf, count, type, op, false);
         org.ftmpi.p2p.Request r = startSend(g, dest, tag, mode);
         engine.await(r);
         report(r, op);
@@ -160,7 +160,7 @@ public class Comm implements Freeable, Cloneable {
         check("recv");
         checkSource("recv", source);
         checkRecvTag("recv", tag);
-        Buffers.Region g = Buffers.region(buf, count, type, "recv", true);
+        Buffers.Region g = region(buf, count, type, "recv", true);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
         engine.await(r);
         return received(r, g, "recv");
@@ -175,8 +175,8 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("sendRecv", sendtag);
         checkSource("sendRecv", source);
         checkRecvTag("sendRecv", recvtag);
-        Buffers.Region s = Buffers.region(sendbuf, sendcount, sendtype, "sendRecv", false);
-        Buffers.Region g = Buffers.region(recvbuf, recvcount, recvtype, "sendRecv", true);
+        Buffers.Region s = region(sendbuf, sendcount, sendtype, "sendRecv", false);
+        Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", true);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
         engine.await(sr);
@@ -193,7 +193,7 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("sendRecvReplace", sendtag);
         checkSource("sendRecvReplace", source);
         checkRecvTag("sendRecvReplace", recvtag);
-        Buffers.Region g = Buffers.region(buf, count, type, "sendRecvReplace", true);
+        Buffers.Region g = region(buf, count, type, "sendRecvReplace", true);
         byte[] copy = new byte[(int) g.bytes];
         if (g.bytes > 0) MemorySegment.copy(g.seg, g.off, MemorySegment.ofArray(copy), 0, g.bytes);
         Buffers.Region s = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);
@@ -230,7 +230,7 @@ public class Comm implements Freeable, Cloneable {
         check("ibSend");
         checkDest("ibSend", dest);
         checkSendTag("ibSend", tag);
-        Buffers.Region g = Buffers.direct(buf, count, type, "ibSend");
+        Buffers.Region g = direct(buf, count, type, "ibSend");
         bufferedSend("ibSend", g, dest, tag);
         return new Request(engine.completedRequest(org.ftmpi.p2p.Request.Kind.SEND, dest, tag, g.bytes), this, null);
     }
@@ -255,7 +255,7 @@ public class Comm implements Freeable, Cloneable {
         check("iRecv");
         checkSource("iRecv", source);
         checkRecvTag("iRecv", tag);
-        Buffers.Region g = Buffers.direct(buf, count, type, "iRecv");
+        Buffers.Region g = direct(buf, count, type, "iRecv");
         return new Request(startRecv(g, source, tag), this, null);
     }
 
@@ -264,7 +264,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = Buffers.direct(buf, count, type, op);
+        Buffers.Region g = direct(buf, count, type, op);
         return new Request(startSend(g, dest, tag, mode), this, null);
     }
 
@@ -280,7 +280,7 @@ public class Comm implements Freeable, Cloneable {
         check("bSendInit");
         checkDest("bSendInit", dest);
         checkSendTag("bSendInit", tag);
-        Buffers.Region g = Buffers.direct(buf, count, type, "bSendInit");
+        Buffers.Region g = direct(buf, count, type, "bSendInit");
         return new Prequest(this, null, () -> {
             bufferedSend("bSendInit", g, dest, tag);
             return engine.completedRequest(org.ftmpi.p2p.Request.Kind.SEND, dest, tag, g.bytes);
@@ -302,7 +302,7 @@ public class Comm implements Freeable, Cloneable {
         check("recvInit");
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
-        Buffers.Region g = Buffers.direct(buf, count, type, "recvInit");
+        Buffers.Region g = direct(buf, count, type, "recvInit");
         return new Prequest(this, null, () -> {
             check("start");
             return startRecv(g, source, tag);
@@ -314,7 +314,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = Buffers.direct(buf, count, type, op);
+        Buffers.Region g = direct(buf, count, type, op);
         return new Prequest(this, null, () -> {
             check("start");
             return startSend(g, dest, tag, mode);
@@ -560,7 +560,7 @@ public class Comm implements Freeable, Cloneable {
     final Buf buf(Object b, int count, Datatype type, String op, String arg) throws MPIException {
         checkCount(op, arg == null ? "count" : arg, count);
         try {
-            return new Buf(Buffers.region(b, count, type, op, true));
+            return new Buf(region(b, count, type, op, true));
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -983,7 +983,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_PACK: packs {@code incount} elements into {@code outbuf} at {@code position}; returns the new position. */
     public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position) throws MPIException {
         check("pack");
-        Buffers.Region g = Buffers.region(inbuf, incount, type, "pack", false);
+        Buffers.Region g = region(inbuf, incount, type, "pack", false);
         if (outbuf == null) throw raise(MPI.ERR_BUFFER, "pack: outbuf is null");
         if (position < 0 || position + g.bytes > outbuf.length) {
             throw raise(MPI.ERR_TRUNCATE, "pack: outbuf (byte[" + outbuf.length + "]) has no room for "
@@ -997,7 +997,7 @@ public class Comm implements Freeable, Cloneable {
     public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount, Datatype type)
             throws MPIException {
         check("unpack");
-        Buffers.Region g = Buffers.region(outbuf, outcount, type, "unpack", true);
+        Buffers.Region g = region(outbuf, outcount, type, "unpack", true);
         if (inbuf == null) throw raise(MPI.ERR_BUFFER, "unpack: inbuf is null");
         if (position < 0 || position + g.bytes > inbuf.length) {
             throw raise(MPI.ERR_TRUNCATE, "unpack: inbuf (byte[" + inbuf.length + "]) holds fewer than "
@@ -1018,6 +1018,24 @@ public class Comm implements Freeable, Cloneable {
 
     // ------------------------------------------------------------------ internals
 
+    /** {@link Buffers#region}, with argument errors going through the error handler. */
+    final Buffers.Region region(Object buf, int count, Datatype type, String op, boolean receive) throws MPIException {
+        try {
+            return Buffers.region(buf, count, type, op, receive);
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** {@link Buffers#direct}, with argument errors going through the error handler. */
+    final Buffers.Region direct(Buffer buf, int count, Datatype type, String op) throws MPIException {
+        try {
+            return Buffers.direct(buf, count, type, op);
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
     org.ftmpi.p2p.Request startSend(Buffers.Region g, int dest, int tag, int mode) {
         return engine.send(context, epoch, rank, dest, dest >= 0 ? world[dest] : -1, tag,
                 g.seg, g.off, g.bytes, mode);
@@ -1030,7 +1048,11 @@ public class Comm implements Freeable, Cloneable {
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */
     void bufferedSend(String op, Buffers.Region g, int dest, int tag) throws MPIException {
         long need = g.bytes + MPI.BSEND_OVERHEAD;
-        MPI.reserveBsend(need, op);
+        try {
+            MPI.reserveBsend(need, op);
+        } catch (MPIException e) {
+            throw handle(e);
+        }
         byte[] copy = new byte[(int) g.bytes];
         if (g.bytes > 0) MemorySegment.copy(g.seg, g.off, MemorySegment.ofArray(copy), 0, g.bytes);
         Buffers.Region c = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);

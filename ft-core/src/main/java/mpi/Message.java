@@ -66,7 +66,7 @@ public final class Message {
             return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         }
         Engine.Probed p = take("mRecv");
-        Buffers.Region g = Buffers.region(buf, count, type, "mRecv", true);
+        Buffers.Region g = comm.region(buf, count, type, "mRecv", true);
         org.ftmpi.p2p.Request r = comm.engine.receiveMatched(p, g.seg, g.off, g.bytes);
         comm.engine.await(r);
         return comm.received(r, g, "mRecv");
@@ -80,7 +80,7 @@ public final class Message {
                     MPI.ANY_TAG, 0), comm, null);
         }
         Engine.Probed p = take("imRecv");
-        Buffers.Region g = Buffers.direct(buf, count, type, "imRecv");
+        Buffers.Region g = comm.direct(buf, count, type, "imRecv");
         return new Request(comm.engine.receiveMatched(p, g.seg, g.off, g.bytes), comm, null);
     }
 
