@@ -43,6 +43,9 @@ class P2pSemanticsTest {
             assertEquals(rank, s.getSource());
             assertEquals(3, s.getTag());
             assertEquals(7 + rank, mine[99_999]);
+            // The wildcard receive above may legitimately match the peer's next message, so the
+            // peer must not send it before this rank's self exchange is done.
+            world.barrier();
             boolean[] z = {rank == 0, rank == 1, true};
             world.sendRecvReplace(z, 3, MPI.BOOLEAN, peer, 4, peer, 4);
             assertArrayEquals(new boolean[] {peer == 0, peer == 1, true}, z);
