@@ -44,6 +44,8 @@ final class VectorKernel extends Kernel {
             case 512 -> ByteVector.SPECIES_512;
             default -> ByteVector.SPECIES_PREFERRED;
         };
+        // A width above the hardware's would run on the Java fallback (very slow): cap it.
+        if (s.vectorBitSize() > ByteVector.SPECIES_PREFERRED.vectorBitSize()) s = ByteVector.SPECIES_PREFERRED;
         if (s.length() < 16) throw new IllegalStateException("vector species too small for 16-entry tables: " + s);
         return s;
     }
