@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.*;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 5, time = 1)
+@Warmup(iterations = 8, time = 1) // the vector kernels need C2; a few s on a loaded machine
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
 public class RsBench {

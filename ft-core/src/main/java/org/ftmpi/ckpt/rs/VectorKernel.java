@@ -17,7 +17,7 @@ import jdk.incubator.vector.VectorSpecies;
  * registers), and several vectors are processed per iteration (4 for one or two rows, 2 for three or
  * four rows, which keeps 8 accumulators + nibbles + tables within the 32 AVX-512 registers) to hide
  * shuffle latency and amortise the per-segment bounds/liveness checks. More than four
- * rows are done in passes of four. Bytes after the last whole vector go through the scalar kernel.
+ * rows are done in passes of four. Bytes after the last whole vector go through a byte loop.
  *
  * <p>Only instantiate this class (reflectively, via {@link Kernels}) after checking that the
  * {@code jdk.incubator.vector} module is in the boot layer.
@@ -44,6 +44,8 @@ final class VectorKernel extends Kernel {
             case 512 -> ByteVector.SPECIES_512;
             default -> ByteVector.SPECIES_PREFERRED;
         };
+        // A width above the hardware's would run on the Java fallback (very slow): cap it.
+        if (s.vectorBitSize() > ByteVector.SPECIES_PREFERRED.vectorBitSize()) s = ByteVector.SPECIES_PREFERRED;
         if (s.length() < 16) throw new IllegalStateException("vector species too small for 16-entry tables: " + s);
         return s;
     }
@@ -59,8 +61,6 @@ final class VectorKernel extends Kernel {
         return "vector-" + (vl * 8);
     }
 
-    /** Per-kernel form: the nibble tables plus the scalar kernel's tables for the tail. */
-    private record Expanded(byte[] nib, long[][] scalar) {}
 
     /**
      * Table layout: for column c and row r the low-nibble table starts at {@code ((c*rows + r)*2)*vl}
@@ -79,12 +79,12 @@ final class VectorKernel extends Kernel {
                 }
             }
         }
-        return new Tables(matrix.clone(), rows, cols, new Expanded(nib, ScalarKernel.packedTables(matrix, rows, cols)));
+        return new Tables(matrix.clone(), rows, cols, nib);
     }
 
     @Override
     void dot(Tables t, MemorySegment[] in, MemorySegment[] out, long len) {
-        Expanded e = (Expanded) t.expanded;
+        byte[] nib = (byte[]) t.expanded;
         long vend = len - len % vl;
         int rows = t.rows;
         // Chunks bound the work per kernel call: the data of a chunk stays in L1/L2 across row groups,
@@ -92,19 +92,16 @@ final class VectorKernel extends Kernel {
         for (long from = 0; from < vend; from += CHUNK) {
             long to = Math.min(vend, from + CHUNK);
             int r = 0;
-            for (; rows - r >= 4; r += 4) dot4(e.nib, rows, r, in, out[r], out[r + 1], out[r + 2], out[r + 3], from, to);
+            for (; rows - r >= 4; r += 4) dot4(nib, rows, r, in, out[r], out[r + 1], out[r + 2], out[r + 3], from, to);
             switch (rows - r) {
-                case 3 -> dot3(e.nib, rows, r, in, out[r], out[r + 1], out[r + 2], from, to);
-                case 2 -> dot2(e.nib, rows, r, in, out[r], out[r + 1], from, to);
-                case 1 -> dot1(e.nib, rows, r, in, out[r], from, to);
+                case 3 -> dot3(nib, rows, r, in, out[r], out[r + 1], out[r + 2], from, to);
+                case 2 -> dot2(nib, rows, r, in, out[r], out[r + 1], from, to);
+                case 1 -> dot1(nib, rows, r, in, out[r], from, to);
                 default -> { }
             }
         }
-        if (vend < len) {
-            long wend = vend + ((len - vend) & ~7L);
-            ScalarKernel.dotWords(e.scalar, rows, in, out, vend, wend);
-            ScalarKernel.dotBytes(t.matrix, rows, t.cols, in, out, wend, len);
-        }
+        // the last len mod vl (< 64) bytes: byte loop, no extra tables to keep per decode plan
+        if (vend < len) ScalarKernel.dotBytes(t.matrix, rows, t.cols, in, out, vend, len);
     }
 
     // dot1..dot4 are written out by hand on purpose: C2 must see the whole loop body in one
@@ -349,8 +346,7 @@ final class VectorKernel extends Kernel {
 
     @Override
     void update(Tables t, MemorySegment a, MemorySegment b, MemorySegment[] out, long len) {
-        Expanded e = (Expanded) t.expanded;
-        byte[] nib = e.nib;
+        byte[] nib = (byte[]) t.expanded;
         int rows = t.rows;
         long vend = len - len % vl;
         for (long i = 0; i < vend; i += vl) {
@@ -367,10 +363,6 @@ final class VectorKernel extends Kernel {
                         .intoMemorySegment(o, i, NO);
             }
         }
-        if (vend < len) {
-            long wend = vend + ((len - vend) & ~7L);
-            ScalarKernel.updateWords(e.scalar, rows, a, b, out, vend, wend);
-            ScalarKernel.updateBytes(t.matrix, rows, a, b, out, wend, len);
-        }
+        if (vend < len) ScalarKernel.updateBytes(t.matrix, rows, a, b, out, vend, len);
     }
 }
