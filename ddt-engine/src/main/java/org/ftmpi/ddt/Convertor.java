@@ -277,15 +277,15 @@ public final class Convertor {
     // ------------------------------------------------------------------ engine
 
     /**
-     * Whether this call may use {@link Raw}: the transport side is native too and both segments
-     * are alive and accessible from this thread now. (As in MPI, freeing a buffer while an
+     * Whether this call may address the transport segment raw ({@link Raw}): it is native, alive
+     * and accessible from this thread now, and so is the user segment if native. (As in MPI, freeing a buffer while an
      * operation on it is in progress is erroneous; the raw path does not guard against a
      * concurrent close during the copy.)
      */
     private boolean rawUsable(MemorySegment ext) {
         Thread t = Thread.currentThread();
-        return ext.isNative() && user.scope().isAlive() && ext.scope().isAlive() && user.isAccessibleBy(t)
-                && ext.isAccessibleBy(t);
+        return ext.isNative() && ext.scope().isAlive() && ext.isAccessibleBy(t)
+                && (!user.isNative() || (user.scope().isAlive() && user.isAccessibleBy(t)));
     }
 
     /**
@@ -302,8 +302,9 @@ public final class Convertor {
         final MemorySegment usr = user;
         final double[] ud = userDoubles;
         // raw native path: both sides native and range-checked already (constructor / packNext)
-        final boolean raw = userAddress >= 0 && rawUsable(ext);
-        final long ua = userAddress, ea = raw ? ext.address() : 0;
+        final boolean rawExt = RAW && rawUsable(ext);
+        final boolean raw = rawExt && userAddress >= 0;
+        final long ua = userAddress, ea = rawExt ? ext.address() : 0;
         final boolean up = false; // constant: javac drops the unpack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
@@ -328,7 +329,13 @@ public final class Convertor {
                             Raw.copy(ua + addr, ea + e, len);
                         }
                     } else if (ud != null) {
-                        if (up) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.copyInD(ea + e, ud, addr, len);
+                            } else {
+                                Raw.copyOutD(ud, addr, ea + e, len);
+                            }
+                        } else if (up) {
                             copyInD(ext, e, ud, addr, len);
                         } else {
                             copyOutD(ud, addr, ext, e, len);
@@ -348,7 +355,13 @@ public final class Convertor {
                             Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e);
                         }
                     } else if (ud != null) {
-                        if (up) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb);
+                            } else {
+                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e);
+                            }
+                        } else if (up) {
                             scatterD(ext, e, ud, addr, strides[op], len, (int) nb);
                         } else {
                             gatherD(ud, addr, strides[op], len, (int) nb, ext, e);
@@ -413,8 +426,9 @@ public final class Convertor {
         final MemorySegment usr = user;
         final double[] ud = userDoubles;
         // raw native path: both sides native and range-checked already (constructor / packNext)
-        final boolean raw = userAddress >= 0 && rawUsable(ext);
-        final long ua = userAddress, ea = raw ? ext.address() : 0;
+        final boolean rawExt = RAW && rawUsable(ext);
+        final boolean raw = rawExt && userAddress >= 0;
+        final long ua = userAddress, ea = rawExt ? ext.address() : 0;
         final boolean up = true; // constant: javac drops the pack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
@@ -439,7 +453,13 @@ public final class Convertor {
                             Raw.copy(ua + addr, ea + e, len);
                         }
                     } else if (ud != null) {
-                        if (up) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.copyInD(ea + e, ud, addr, len);
+                            } else {
+                                Raw.copyOutD(ud, addr, ea + e, len);
+                            }
+                        } else if (up) {
                             copyInD(ext, e, ud, addr, len);
                         } else {
                             copyOutD(ud, addr, ext, e, len);
@@ -459,7 +479,13 @@ public final class Convertor {
                             Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e);
                         }
                     } else if (ud != null) {
-                        if (up) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb);
+                            } else {
+                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e);
+                            }
+                        } else if (up) {
                             scatterD(ext, e, ud, addr, strides[op], len, (int) nb);
                         } else {
                             gatherD(ud, addr, strides[op], len, (int) nb, ext, e);
