@@ -29,7 +29,8 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "round $r/$ROUNDS: Java" >&2
     # one JVM per layout, as JMH forks per parameter: each layout gets clean JIT type profiles
     for l in col64 col256 col1024 longrun indexed struct93x21 struct93x171; do
-        "$JAVA" -cp "$ROOT/bench/target/benchmarks.jar" org.ftmpi.bench.ddt.DdtPackHarness "$l" >> "$OUT/java.txt"
+        "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$ROOT/bench/target/benchmarks.jar" \
+            org.ftmpi.bench.ddt.DdtPackHarness "$l" >> "$OUT/java.txt"
     done
 done
 

@@ -25,6 +25,14 @@ public final class Convertor {
     private static final ValueLayout.OfLong L8 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt L4 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfShort L2 = ValueLayout.JAVA_SHORT_UNALIGNED;
+    /**
+     * Raw native copies are used only when this module may call restricted methods
+     * ({@code --enable-native-access}); they address memory through one constant all-of-memory
+     * segment so C2 folds the per-access bounds and liveness checks. Ranges are checked once
+     * per call against the real segments before any raw access.
+     */
+    static final boolean RAW = Convertor.class.getModule().isNativeAccessEnabled()
+            && !Boolean.getBoolean("org.ftmpi.ddt.noRaw");
 
     private final boolean unpack;
     private final Datatype type;
@@ -45,6 +53,8 @@ public final class Convertor {
      * array directly (no heap-segment access, immune to segment-class profile pollution).
      */
     private final double[] userDoubles;
+    /** Native user buffer base address when the raw native path may be used, else -1. */
+    private final long userAddress;
     /** Holds one element split across segments (byte-swapping encodings only). */
     private final MemorySegment scratch;
 
@@ -117,6 +127,7 @@ public final class Convertor {
         }
         this.total = type.packSize(count, opts);
         this.plain = passes.length == 1 && !aligned && !swap;
+        this.userAddress = plain && RAW && user.isNative() ? user.address() : -1;
         this.userDoubles = plain && buf instanceof double[] a && base % 8 == 0 && extent % 8 == 0
                 && passes[0].allMultiplesOf8() ? a : null;
     }
@@ -266,6 +277,18 @@ public final class Convertor {
     // ------------------------------------------------------------------ engine
 
     /**
+     * Whether this call may address the transport segment raw ({@link Raw}): it is native, alive
+     * and accessible from this thread now, and so is the user segment if native. (As in MPI, freeing a buffer while an
+     * operation on it is in progress is erroneous; the raw path does not guard against a
+     * concurrent close during the copy.)
+     */
+    private boolean rawUsable(MemorySegment ext) {
+        Thread t = Thread.currentThread();
+        return ext.isNative() && ext.scope().isAlive() && ext.isAccessibleBy(t)
+                && (!user.isNative() || (user.scope().isAlive() && user.isAccessibleBy(t)));
+    }
+
+    /**
      * Fast path, pack and unpack compiled as separate methods so each has its own type profile (one pass, no padding, no swapping): the cursor lives in locals for the whole
      * call and is written back once; whole blocks are bulk or word copies, strided runs of whole
      * blocks go to the tight {@link #gather}/{@link #scatter} loops.
@@ -278,6 +301,10 @@ public final class Convertor {
         final long instances = passInstances[0];
         final MemorySegment usr = user;
         final double[] ud = userDoubles;
+        // raw native path: both sides native and range-checked already (constructor / packNext)
+        final boolean rawExt = RAW && rawUsable(ext);
+        final boolean raw = rawExt && userAddress >= 0;
+        final long ua = userAddress, ea = rawExt ? ext.address() : 0;
         final boolean up = false; // constant: javac drops the unpack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
@@ -295,8 +322,20 @@ public final class Convertor {
             if (b == 0 && room >= len) {
                 long cnt = counts[op];
                 if (cnt == 1) {
-                    if (ud != null) {
+                    if (raw) {
                         if (up) {
+                            Raw.copy(ea + e, ua + addr, len);
+                        } else {
+                            Raw.copy(ua + addr, ea + e, len);
+                        }
+                    } else if (ud != null) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.copyInD(ea + e, ud, addr, len);
+                            } else {
+                                Raw.copyOutD(ud, addr, ea + e, len);
+                            }
+                        } else if (up) {
                             copyInD(ext, e, ud, addr, len);
                         } else {
                             copyOutD(ud, addr, ext, e, len);
@@ -309,8 +348,20 @@ public final class Convertor {
                     done += len;
                 } else {
                     long nb = Math.min(Math.min(cnt - ii, room / len), Integer.MAX_VALUE);
-                    if (ud != null) {
+                    if (raw) {
                         if (up) {
+                            Raw.scatter(ea + e, ua + addr, strides[op], len, (int) nb);
+                        } else {
+                            Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e);
+                        }
+                    } else if (ud != null) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb);
+                            } else {
+                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e);
+                            }
+                        } else if (up) {
                             scatterD(ext, e, ud, addr, strides[op], len, (int) nb);
                         } else {
                             gatherD(ud, addr, strides[op], len, (int) nb, ext, e);
@@ -374,6 +425,10 @@ public final class Convertor {
         final long instances = passInstances[0];
         final MemorySegment usr = user;
         final double[] ud = userDoubles;
+        // raw native path: both sides native and range-checked already (constructor / packNext)
+        final boolean rawExt = RAW && rawUsable(ext);
+        final boolean raw = rawExt && userAddress >= 0;
+        final long ua = userAddress, ea = rawExt ? ext.address() : 0;
         final boolean up = true; // constant: javac drops the pack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
@@ -391,8 +446,20 @@ public final class Convertor {
             if (b == 0 && room >= len) {
                 long cnt = counts[op];
                 if (cnt == 1) {
-                    if (ud != null) {
+                    if (raw) {
                         if (up) {
+                            Raw.copy(ea + e, ua + addr, len);
+                        } else {
+                            Raw.copy(ua + addr, ea + e, len);
+                        }
+                    } else if (ud != null) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.copyInD(ea + e, ud, addr, len);
+                            } else {
+                                Raw.copyOutD(ud, addr, ea + e, len);
+                            }
+                        } else if (up) {
                             copyInD(ext, e, ud, addr, len);
                         } else {
                             copyOutD(ud, addr, ext, e, len);
@@ -405,8 +472,20 @@ public final class Convertor {
                     done += len;
                 } else {
                     long nb = Math.min(Math.min(cnt - ii, room / len), Integer.MAX_VALUE);
-                    if (ud != null) {
+                    if (raw) {
                         if (up) {
+                            Raw.scatter(ea + e, ua + addr, strides[op], len, (int) nb);
+                        } else {
+                            Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e);
+                        }
+                    } else if (ud != null) {
+                        if (rawExt) {
+                            if (up) {
+                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb);
+                            } else {
+                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e);
+                            }
+                        } else if (up) {
                             scatterD(ext, e, ud, addr, strides[op], len, (int) nb);
                         } else {
                             gatherD(ud, addr, strides[op], len, (int) nb, ext, e);

@@ -73,6 +73,18 @@ class PropertyTest {
             }
             assertArrayEquals(expected, got, what + " seg=" + seg);
         }
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) { // native user buffer
+            MemorySegment nat = arena.allocate(mem.length);
+            MemorySegment.copy(MemorySegment.ofArray(mem), 0, nat, 0, mem.length);
+            MemorySegment out = arena.allocate(Math.max(1, expected.length));
+            Convertor c = Convertor.forPack(t, count, nat, base, o);
+            long at = 0;
+            while (!c.done()) {
+                at += c.packNext(out, at, Math.min(segs[2], expected.length - at));
+            }
+            assertArrayEquals(expected, out.asSlice(0, expected.length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    what + " native");
+        }
         if (base % 8 == 0 && mem.length % 8 == 0) { // same through a double[] user buffer
             double[] dm = new double[mem.length / 8];
             java.nio.ByteBuffer.wrap(mem).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().get(dm);
@@ -103,6 +115,18 @@ class PropertyTest {
                 at += k;
             }
             assertArrayEquals(refMem, out, what + " unpack seg=" + seg);
+        }
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment nat = arena.allocate(mem.length);
+            MemorySegment src = arena.allocate(Math.max(1, expected.length));
+            MemorySegment.copy(MemorySegment.ofArray(expected), 0, src, 0, expected.length);
+            Convertor u = Convertor.forUnpack(t, count, nat, base, o);
+            long at = 0;
+            while (!u.done()) {
+                long k = Math.min(segs[3], expected.length - at);
+                at += u.unpackNext(src, at, k);
+            }
+            assertArrayEquals(refMem, nat.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), what + " unpack native");
         }
         if (base % 8 == 0 && mem.length % 8 == 0) {
             double[] dm = new double[mem.length / 8];

@@ -15,7 +15,7 @@ import org.openjdk.jmh.annotations.*;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class DdtPackBench {
     @Param({"col64", "col256", "col1024", "longrun", "indexed", "struct93x21", "struct93x171"})
     public String layout;
