@@ -123,7 +123,10 @@ class FailureNoticeTest {
             for (Request r : pending) {
                 MPIException e = assertThrows(MPIException.class, r::waitFor);
                 assertEquals(MPI.ERR_OTHER, e.getErrorClass(), e.getMessage());
-                assertTrue(e.getMessage().contains("aborted by the test"), e.getMessage());
+                // Either cause may come first: the abort notice, or a peer that already ended after
+                // the abort closing its connections. Both must complete the request with an error.
+                assertTrue(e.getMessage().contains("aborted by the test")
+                        || e.getMessage().contains("process failure"), e.getMessage());
             }
             // And nothing new can start.
             MPIException e = assertThrows(MPIException.class,
