@@ -134,8 +134,9 @@ final class Raw {
         int idx = (int) (d0 >>> 3);
         int st = (int) (stride / 8);
         if (len == 8) {
-            for (int i = 0; i < n; i++) {
-                a[idx + i * st] = ALL.get(D8, s + 8L * i);
+            long end = s + 8L * n;
+            for (int j = idx; s < end; s += 8, j += st) {
+                a[j] = ALL.get(D8, s);
             }
         } else {
             for (int i = 0; i < n; i++) {
