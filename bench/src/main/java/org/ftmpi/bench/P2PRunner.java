@@ -18,7 +18,9 @@ final class P2PRunner {
     private static final int TAG_ACK = 101;
     private static final int ACK_BYTES = 4;
 
-    private final P2POptions options;
+    private P2POptions options;
+    /** True during the untimed JIT warm-up pass: nothing is reported. */
+    private boolean warming;
     private final Intracomm comm;
     private final int rank;
     private final int peer;
@@ -35,8 +37,23 @@ final class P2PRunner {
     void run() throws MPIException {
         if (rank == 0) {
             out.print(OsuTable.header(options, MPI.getProcessorName()));
+            out.println("# JIT warm-up: one untimed pass of the same loops over sizes up to 64 KiB first");
             out.flush();
         }
+        // OSU's per-size warm-up assumes compiled code; a JVM first has to compile the loops and
+        // the library's hot path, so run the same benchmark once, untimed and unreported.
+        P2POptions measured = options;
+        boolean latency = measured.benchmark() == P2PBenchmark.LATENCY;
+        options = new P2POptions(measured.benchmark(), measured.minSize(), Math.min(measured.maxSize(), 1 << 16),
+                latency ? 3000 : 100, 0, measured.window(), measured.buffer());
+        warming = true;
+        dispatch();
+        warming = false;
+        options = measured;
+        dispatch();
+    }
+
+    private void dispatch() throws MPIException {
         switch (options.benchmark()) {
             case LATENCY -> {
                 if (options.buffer() == P2POptions.BufferKind.ARRAY) {
@@ -63,7 +80,7 @@ final class P2PRunner {
     }
 
     private void report(int size, double value) {
-        if (rank == 0) {
+        if (rank == 0 && !warming) {
             out.println(OsuTable.row(size, value));
             out.flush();
         }
