@@ -14,7 +14,7 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 RESULTS_DIR="$ROOT/bench/results"
 BUILD_DIR="$SCRIPT_DIR/build"
-RUN_TIMEOUT=${FTMPI_BENCH_TIMEOUT:-1200}
+RUN_TIMEOUT=${FTMPI_BENCH_TIMEOUT:-600}
 
 usage() {
     cat <<EOF
@@ -42,7 +42,7 @@ Options:
 Environment:
   FTMPI_TRANSPORT_ARGS     extra bin/ftmpirun options for FT-MPI/J (word-split), e.g. the
                            transport selection for --transport tcp
-  FTMPI_BENCH_TIMEOUT      per-run timeout in seconds (default: 1200)
+  FTMPI_BENCH_TIMEOUT      per-run timeout in seconds (default: 600)
 EOF
 }
 
@@ -135,8 +135,13 @@ run_one() {
         mpich) cmd=(env "${MPICH_ENV[@]}" mpirun.mpich -np 2 "$(peer_exe mpich "$bench")" "${BENCH_ARGS[@]}") ;;
     esac
     echo "\$ ${cmd[*]}" >"$out"
-    (cd "$ROOT" && timeout "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1
+    echo "# load average before the run: $(loadavg)" >>"$out"
+    # --foreground: the launcher stays in our process group (Ctrl-C reaches it) and, on timeout,
+    # gets SIGTERM and cleans up its ranks; -k: SIGKILL if it does not exit within 30 s.
+    (cd "$ROOT" && timeout --foreground -k 30 "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1
 }
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 
 # rows FILE: the "size value" data rows of an OSU-format output
 rows() { awk '!/^#/ && !/^\$/ && NF == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { print $1, $2 }' "$1"; }
@@ -155,6 +160,7 @@ trap 'rm -rf "$TMP"' EXIT
     if ((OURS)); then
         echo "# FT-MPI/J:     $ROOT (git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))"
     fi
+    echo "# Load average: $(loadavg) (1/5/15 min, at start; 2 busy-polling ranks need 2 idle CPUs)"
     echo "# Transport:    $TRANSPORT"
     echo "#   FT-MPI/J:   ${OURS_CMD[*]} <benchmark>"
     echo "#   Open MPI:   ${OMPI_CMD[*]} <exe>"
@@ -233,6 +239,10 @@ for bench in "${BENCH_LIST[@]}"; do
                     if ((rc == 124)); then why="timeout after ${RUN_TIMEOUT}s"; fi
                     log "FT-MPI/J $bench FAILED ($why); its column shows partial data or '-'."
                     log "  command and output:"; sed 's/^/    /' "$out" | tail -n 30 >&2
+                elif ((rc == 124)) && [[ -s "$TMP/$bench.$impl.$round.rows" ]]; then
+                    # e.g. Debian's MPICH 4.0.2 + UCX 1.13 over TCP, which sometimes hangs in MPI_Finalize
+                    log "${NAME[$impl]} $bench timed out after ${RUN_TIMEOUT}s but printed $(wc -l <"$TMP/$bench.$impl.$round.rows") data rows"
+                    log "  (hung at exit, e.g. in MPI_Finalize); those rows are used. Output is in the results file."
                 else
                     log "${NAME[$impl]} $bench FAILED (exit $rc$( ((rc == 124)) && echo ", timeout after ${RUN_TIMEOUT}s"; true)); output:"; sed 's/^/    /' "$out" | tail -n 30 >&2
                 fi
