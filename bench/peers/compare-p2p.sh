@@ -136,10 +136,18 @@ run_one() {
     esac
     echo "\$ ${cmd[*]}" >"$out"
     echo "# load average before the run: $(loadavg)" >>"$out"
-    # --foreground: the launcher stays in our process group (Ctrl-C reaches it) and, on timeout,
-    # gets SIGTERM and cleans up its ranks; -k: SIGKILL if it does not exit within 30 s.
-    (cd "$ROOT" && timeout --foreground -k 30 "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1
+    # timeout runs the launcher in its own process group and, after RUN_TIMEOUT seconds, sends
+    # SIGTERM to the whole group (launcher and ranks), SIGKILL 30 s later. Ctrl-C on this script is
+    # forwarded by the INT/TERM trap below.
+    (cd "$ROOT" && exec timeout -k 30 "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1 &
+    RUN_PID=$!
+    local rc=0
+    wait "$RUN_PID" || rc=$?
+    RUN_PID=
+    return "$rc"
 }
+RUN_PID=
+trap 'echo "compare-p2p.sh: interrupted" >&2; if [[ -n $RUN_PID ]]; then kill -TERM "$RUN_PID" 2>/dev/null || true; wait "$RUN_PID" 2>/dev/null || true; fi; exit 130' INT TERM
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 
