@@ -25,10 +25,11 @@ Open MPI (mpirun.openmpi) and MPICH (mpirun.mpich), interleaved, and prints per-
 
 Options:
   --transport tcp|default  tcp: all three over TCP loopback
-                             FT-MPI/J: \$FTMPI_TRANSPORT_ARGS (inserted before 'bench')
+                             FT-MPI/J: --transports tcp (or \$FTMPI_TRANSPORT_ARGS if set)
                              Open MPI: --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo
                              MPICH:    MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo FI_PROVIDER=tcp
                            default: each implementation's default intra-node path
+                             FT-MPI/J: no options (or \$FTMPI_TRANSPORT_ARGS if set)
                              Open MPI: --mca pml ob1 --mca btl vader,self (shared memory)
                              MPICH:    no settings (Debian's ch4:ucx: UCX sysv/cma shared memory)
                            (default: default)
@@ -40,8 +41,8 @@ Options:
   -- ARGS...               passed to every benchmark (e.g. -- -m 1:65536 -i 1000 -x 100)
 
 Environment:
-  FTMPI_TRANSPORT_ARGS     extra bin/ftmpirun options for FT-MPI/J (word-split), e.g. the
-                           transport selection for --transport tcp
+  FTMPI_TRANSPORT_ARGS     if set, the bin/ftmpirun options (word-split, inserted before
+                           'bench') used instead of the --transport default above
   FTMPI_BENCH_TIMEOUT      per-run timeout in seconds (default: 600)
 EOF
 }
@@ -103,8 +104,10 @@ OMPI_CMD=(mpirun.openmpi -np 2)
 ((NCPU < 2)) && OMPI_CMD+=(--oversubscribe)
 MPICH_ENV=()
 OURS_ARGS=()
-if [[ -n "${FTMPI_TRANSPORT_ARGS:-}" ]]; then
+if [[ -n "${FTMPI_TRANSPORT_ARGS+set}" ]]; then
     read -r -a OURS_ARGS <<<"$FTMPI_TRANSPORT_ARGS"
+elif [[ $TRANSPORT == tcp ]]; then
+    OURS_ARGS=(--transports tcp)   # ftmpirun: only the TCP transport (plus self)
 fi
 if [[ $TRANSPORT == tcp ]]; then
     OMPI_CMD+=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
@@ -113,9 +116,8 @@ if [[ $TRANSPORT == tcp ]]; then
     # transport on loopback. NOLOCAL covers ch3:nemesis and ch4 builds with the POSIX shm module,
     # FI_PROVIDER ch4:ofi builds.
     MPICH_ENV=(MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo FI_PROVIDER=tcp)
-    if ((OURS)) && [[ -z "${FTMPI_TRANSPORT_ARGS:-}" ]]; then
-        log "warning: --transport tcp but FTMPI_TRANSPORT_ARGS is empty: FT-MPI/J runs with its default"
-        log "         transport; set it to bin/ftmpirun's transport option (see bin/ftmpirun --help)."
+    if ((OURS)) && [[ -n "${FTMPI_TRANSPORT_ARGS+set}" ]]; then
+        log "note: --transport tcp with FTMPI_TRANSPORT_ARGS='$FTMPI_TRANSPORT_ARGS' (instead of --transports tcp)"
     fi
 else
     OMPI_CMD+=(--mca pml ob1 --mca btl vader,self)
