@@ -14,7 +14,7 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 RESULTS_DIR="$ROOT/bench/results"
 BUILD_DIR="$SCRIPT_DIR/build"
-RUN_TIMEOUT=${FTMPI_BENCH_TIMEOUT:-1200}
+RUN_TIMEOUT=${FTMPI_BENCH_TIMEOUT:-600}
 
 usage() {
     cat <<EOF
@@ -25,10 +25,11 @@ Open MPI (mpirun.openmpi) and MPICH (mpirun.mpich), interleaved, and prints per-
 
 Options:
   --transport tcp|default  tcp: all three over TCP loopback
-                             FT-MPI/J: \$FTMPI_TRANSPORT_ARGS (inserted before 'bench')
+                             FT-MPI/J: --transports tcp (or \$FTMPI_TRANSPORT_ARGS if set)
                              Open MPI: --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo
                              MPICH:    MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo FI_PROVIDER=tcp
                            default: each implementation's default intra-node path
+                             FT-MPI/J: no options (or \$FTMPI_TRANSPORT_ARGS if set)
                              Open MPI: --mca pml ob1 --mca btl vader,self (shared memory)
                              MPICH:    no settings (Debian's ch4:ucx: UCX sysv/cma shared memory)
                            (default: default)
@@ -40,9 +41,9 @@ Options:
   -- ARGS...               passed to every benchmark (e.g. -- -m 1:65536 -i 1000 -x 100)
 
 Environment:
-  FTMPI_TRANSPORT_ARGS     extra bin/ftmpirun options for FT-MPI/J (word-split), e.g. the
-                           transport selection for --transport tcp
-  FTMPI_BENCH_TIMEOUT      per-run timeout in seconds (default: 1200)
+  FTMPI_TRANSPORT_ARGS     if set, the bin/ftmpirun options (word-split, inserted before
+                           'bench') used instead of the --transport default above
+  FTMPI_BENCH_TIMEOUT      per-run timeout in seconds (default: 600)
 EOF
 }
 
@@ -103,8 +104,10 @@ OMPI_CMD=(mpirun.openmpi -np 2)
 ((NCPU < 2)) && OMPI_CMD+=(--oversubscribe)
 MPICH_ENV=()
 OURS_ARGS=()
-if [[ -n "${FTMPI_TRANSPORT_ARGS:-}" ]]; then
+if [[ -n "${FTMPI_TRANSPORT_ARGS+set}" ]]; then
     read -r -a OURS_ARGS <<<"$FTMPI_TRANSPORT_ARGS"
+elif [[ $TRANSPORT == tcp ]]; then
+    OURS_ARGS=(--transports tcp)   # ftmpirun: only the TCP transport (plus self)
 fi
 if [[ $TRANSPORT == tcp ]]; then
     OMPI_CMD+=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
@@ -113,9 +116,8 @@ if [[ $TRANSPORT == tcp ]]; then
     # transport on loopback. NOLOCAL covers ch3:nemesis and ch4 builds with the POSIX shm module,
     # FI_PROVIDER ch4:ofi builds.
     MPICH_ENV=(MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo FI_PROVIDER=tcp)
-    if ((OURS)) && [[ -z "${FTMPI_TRANSPORT_ARGS:-}" ]]; then
-        log "warning: --transport tcp but FTMPI_TRANSPORT_ARGS is empty: FT-MPI/J runs with its default"
-        log "         transport; set it to bin/ftmpirun's transport option (see bin/ftmpirun --help)."
+    if ((OURS)) && [[ -n "${FTMPI_TRANSPORT_ARGS+set}" ]]; then
+        log "note: --transport tcp with FTMPI_TRANSPORT_ARGS='$FTMPI_TRANSPORT_ARGS' (instead of --transports tcp)"
     fi
 else
     OMPI_CMD+=(--mca pml ob1 --mca btl vader,self)
@@ -135,8 +137,21 @@ run_one() {
         mpich) cmd=(env "${MPICH_ENV[@]}" mpirun.mpich -np 2 "$(peer_exe mpich "$bench")" "${BENCH_ARGS[@]}") ;;
     esac
     echo "\$ ${cmd[*]}" >"$out"
-    (cd "$ROOT" && timeout "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1
+    echo "# load average before the run: $(loadavg)" >>"$out"
+    # timeout runs the launcher in its own process group and, after RUN_TIMEOUT seconds, sends
+    # SIGTERM to the whole group (launcher and ranks), SIGKILL 30 s later. Ctrl-C on this script is
+    # forwarded by the INT/TERM trap below.
+    (cd "$ROOT" && exec timeout -k 30 "$RUN_TIMEOUT" "${cmd[@]}") >>"$out" 2>&1 &
+    RUN_PID=$!
+    local rc=0
+    wait "$RUN_PID" || rc=$?
+    RUN_PID=
+    return "$rc"
 }
+RUN_PID=
+trap 'echo "compare-p2p.sh: interrupted" >&2; if [[ -n $RUN_PID ]]; then kill -TERM "$RUN_PID" 2>/dev/null || true; wait "$RUN_PID" 2>/dev/null || true; fi; exit 130' INT TERM
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 
 # rows FILE: the "size value" data rows of an OSU-format output
 rows() { awk '!/^#/ && !/^\$/ && NF == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { print $1, $2 }' "$1"; }
@@ -155,6 +170,7 @@ trap 'rm -rf "$TMP"' EXIT
     if ((OURS)); then
         echo "# FT-MPI/J:     $ROOT (git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))"
     fi
+    echo "# Load average: $(loadavg) (1/5/15 min, at start; 2 busy-polling ranks need 2 idle CPUs)"
     echo "# Transport:    $TRANSPORT"
     echo "#   FT-MPI/J:   ${OURS_CMD[*]} <benchmark>"
     echo "#   Open MPI:   ${OMPI_CMD[*]} <exe>"
@@ -233,6 +249,10 @@ for bench in "${BENCH_LIST[@]}"; do
                     if ((rc == 124)); then why="timeout after ${RUN_TIMEOUT}s"; fi
                     log "FT-MPI/J $bench FAILED ($why); its column shows partial data or '-'."
                     log "  command and output:"; sed 's/^/    /' "$out" | tail -n 30 >&2
+                elif ((rc == 124)) && [[ -s "$TMP/$bench.$impl.$round.rows" ]]; then
+                    # e.g. Debian's MPICH 4.0.2 + UCX 1.13 over TCP, which sometimes hangs in MPI_Finalize
+                    log "${NAME[$impl]} $bench timed out after ${RUN_TIMEOUT}s but printed $(wc -l <"$TMP/$bench.$impl.$round.rows") data rows"
+                    log "  (hung at exit, e.g. in MPI_Finalize); those rows are used. Output is in the results file."
                 else
                     log "${NAME[$impl]} $bench FAILED (exit $rc$( ((rc == 124)) && echo ", timeout after ${RUN_TIMEOUT}s"; true)); output:"; sed 's/^/    /' "$out" | tail -n 30 >&2
                 fi

@@ -32,6 +32,6 @@ int main(int argc, char **argv)
     free(rreqs);
     free(sbuf);
     free(rbuf);
-    MPI_Finalize();
+    p2p_finish();
     return 0;
 }

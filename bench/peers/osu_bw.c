@@ -40,6 +40,6 @@ int main(int argc, char **argv)
     free(reqs);
     free(sbuf);
     free(rbuf);
-    MPI_Finalize();
+    p2p_finish();
     return 0;
 }

@@ -29,6 +29,6 @@ int main(int argc, char **argv)
     }
     free(sbuf);
     free(rbuf);
-    MPI_Finalize();
+    p2p_finish();
     return 0;
 }

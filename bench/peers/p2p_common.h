@@ -240,4 +240,17 @@ static void p2p_row(long size, double value)
     fflush(stdout);
 }
 
+/*
+ * Barrier, then MPI_Finalize: both ranks have finished all traffic before either starts tearing
+ * down (untimed). Known peer problem, not cured by this: Debian's MPICH 4.0.2 with UCX 1.13 over
+ * TCP (UCX_TLS=tcp,self) sometimes hangs in MPI_Finalize after osu_bibw (rank 0 flushing its UCX
+ * endpoint, rank 1 waiting in the PMI barrier); all rows are printed by then, and compare-p2p.sh's
+ * per-run timeout ends the run.
+ */
+static void p2p_finish(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+}
+
 #endif

@@ -65,6 +65,8 @@ final class P2PRunner {
             case BANDWIDTH -> bandwidth();
             case BIBW -> bibw();
         }
+        // Both ranks finish all traffic before MPI.Finalize tears anything down (untimed).
+        comm.barrier();
     }
 
     private int capacity() {
