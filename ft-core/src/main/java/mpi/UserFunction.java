@@ -22,7 +22,7 @@ public abstract class UserFunction {
      * @param datatype type of each element
      */
     public void call(Object inVec, Object inOutVec, int count, Datatype datatype) throws MPIException {
-        throw new UnsupportedOperationException(getClass().getName()
+        throw MPIException.of(MPI.ERR_OP, "user function " + getClass().getName()
                 + " overrides neither call(Object, Object, int, Datatype) nor call(ByteBuffer, ByteBuffer, int, Datatype)");
     }
 
