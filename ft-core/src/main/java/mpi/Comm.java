@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
 import org.ftmpi.coll.Channel;
 import org.ftmpi.coll.Collectives;
+import org.ftmpi.coll.Dissemination;
 import org.ftmpi.coll.Reducer;
 import org.ftmpi.p2p.Engine;
 import org.ftmpi.p2p.ErrorClass;
@@ -406,7 +407,16 @@ public class Comm implements Freeable, Cloneable {
      * @param keep whether this process will be a member of the new communicator
      */
     final int agreeContext(String op, int kind, boolean keep) throws MPIException {
-        int seq = ++creations;
+        return agreeContext(op, kind, keep, nextCreation(), channel());
+    }
+
+    /** The next creation sequence number (taken at the call, in call order, for {@code iDup}). */
+    final synchronized int nextCreation() {
+        return ++creations;
+    }
+
+    /** {@link #agreeContext(String, int, boolean)} for sequence {@code seq}, over channel {@code ch}. */
+    final int agreeContext(String op, int kind, boolean keep, int seq, Channel ch) throws MPIException {
         for (int attempt = 0; ; attempt++) {
             int candidate = deriveContext(context, seq, attempt);
             boolean reserved = candidate > 2 && engine.reserveContext(candidate);
@@ -414,7 +424,7 @@ public class Comm implements Freeable, Cloneable {
             MemorySegment s = MemorySegment.ofArray(v.clone());
             MemorySegment r = MemorySegment.ofArray(v);
             try {
-                collectives().allReduce(channel(), s, r, v.length, MPI.MAX.reducer(MPI.LONG, op));
+                collectives().allReduce(ch, s, r, v.length, MPI.MAX.reducer(MPI.LONG, op));
             } catch (P2pException e) {
                 if (reserved) engine.releaseContext(candidate);
                 throw raise(e, op);
@@ -443,10 +453,19 @@ public class Comm implements Freeable, Cloneable {
     }
 
     final Intracomm derived(int id, int newRank, int[] members, String newName) {
-        Intracomm c = new Intracomm();
+        return initDerived(new Intracomm(), id, newRank, members, newName);
+    }
+
+    /** Binds {@code c} as a communicator derived from this one (inherits the error handler). */
+    final <C extends Comm> C initDerived(C c, int id, int newRank, int[] members, String newName) {
         c.bind(engine, id, newRank, members, newName, false);
         c.errhandler = errhandler;
         return c;
+    }
+
+    /** An unbound communicator of this one's kind, for duplicates (topologies override it). */
+    Intracomm newSameKind() {
+        return new Intracomm();
     }
 
     // ------------------------------------------------------------------ collectives: plumbing
@@ -482,13 +501,26 @@ public class Comm implements Freeable, Cloneable {
 
         @Override
         public void waitAll(org.ftmpi.p2p.Request... rs) throws P2pException {
-            for (org.ftmpi.p2p.Request r : rs) engine.await(r);
-            for (org.ftmpi.p2p.Request r : rs) {
-                if (r.errorClass() != ErrorClass.SUCCESS) {
-                    throw new P2pException(r.errorClass(), r.errorMessage(), r.failedRank());
-                }
+            awaitAll(engine, rs);
+        }
+    }
+
+    /** Waits for every request, then throws the first error. */
+    static void awaitAll(Engine engine, org.ftmpi.p2p.Request... rs) throws P2pException {
+        for (org.ftmpi.p2p.Request r : rs) engine.await(r);
+        for (org.ftmpi.p2p.Request r : rs) {
+            if (r.errorClass() != ErrorClass.SUCCESS) {
+                throw new P2pException(r.errorClass(), r.errorMessage(), r.failedRank());
             }
         }
+    }
+
+    private Schedule schedule;
+
+    /** This communicator's non-blocking collective schedule (made on first use). */
+    final synchronized Schedule schedule() {
+        if (schedule == null) schedule = new Schedule(this);
+        return schedule;
     }
 
     @FunctionalInterface
@@ -612,29 +644,14 @@ public class Comm implements Freeable, Cloneable {
 
     // ------------------------------------------------------------------ collectives
 
-    private static final int BARRIER_TAG_BASE = 1;
-
     /**
-     * MPI_BARRIER: dissemination algorithm, ceil(log2 size) rounds of zero-byte messages on the
-     * communicator's collective context (never matched by point-to-point receives).
+     * MPI_BARRIER: dissemination algorithm ({@link Dissemination}), ceil(log2 size) rounds of
+     * zero-byte messages on the communicator's collective context.
      */
     public final void barrier() throws MPIException {
         check("barrier");
-        int round = 0;
-        for (int k = 1; k < size; k <<= 1, round++) {
-            int to = (rank + k) % size;
-            int from = (rank - k + size) % size;
-            org.ftmpi.p2p.Request r = engine.receive(context + 1, from, world[from], BARRIER_TAG_BASE + round,
-                    MemorySegment.NULL, 0, 0);
-            org.ftmpi.p2p.Request s = engine.send(context + 1, epoch, rank, to, world[to], BARRIER_TAG_BASE + round,
-                    MemorySegment.NULL, 0, 0, org.ftmpi.p2p.Request.STANDARD);
-            engine.await(s);
-            engine.await(r);
-            report(s, "barrier");
-            report(r, "barrier");
-        }
+        runColl("barrier", () -> Dissemination.barrier(channel()));
     }
-
 
     /** MPI_BCAST (binomial tree). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
@@ -970,7 +987,7 @@ public class Comm implements Freeable, Cloneable {
         reduceScatter(buf, counts, type, op);
     }
 
-    private int total(String op, int[] counts) throws MPIException {
+    final int total(String op, int[] counts) throws MPIException {
         checkVector(op, "recvcounts", counts);
         long t = 0;
         for (int i = 0; i < size; i++) t += counts[i];
@@ -1014,6 +1031,172 @@ public class Comm implements Freeable, Cloneable {
         if (incount < 0) throw raise(MPI.ERR_COUNT, "packSize: incount is negative (" + incount + ")");
         if (type == null || type.isNull()) throw raise(MPI.ERR_TYPE, "packSize: datatype is null");
         return incount * type.sizeBytes;
+    }
+
+    // ------------------------------------------------------------------ non-blocking collectives
+    // Bodies in NbColls; algorithms run on this communicator's Schedule. Direct buffers only.
+
+    /** Set on a communicator made by {@link #iDup}: completes when it is usable. */
+    Request request;
+
+    /** The request of a communicator made by {@link #iDup}, or {@code null}. */
+    public final Request getRequest() {
+        return request;
+    }
+
+    /** MPI_COMM_IDUP: returns at once; use the new communicator after {@link #getRequest()} completes. */
+    public Comm iDup() throws MPIException {
+        return NbColls.iDup(this);
+    }
+
+    /** MPI_IBARRIER. */
+    public final Request iBarrier() throws MPIException {
+        return NbColls.iBarrier(this);
+    }
+
+    /** MPI_IBCAST. */
+    public final Request iBcast(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        return NbColls.iBcast(this, buf, count, type, root);
+    }
+
+    /** MPI_IGATHER. */
+    public final Request iGather(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                 Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        return NbColls.iGather(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    }
+
+    /** MPI_IGATHER with MPI_IN_PLACE at the root (elsewhere {@code buf} is the send buffer). */
+    public final Request iGather(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        return NbColls.iGather(this, buf, count, type, root);
+    }
+
+    /** MPI_IGATHERV. */
+    public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                  int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
+        return NbColls.iGatherv(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
+    }
+
+    /** MPI_IGATHERV with MPI_IN_PLACE, at the root. */
+    public final Request iGatherv(Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
+            throws MPIException {
+        return NbColls.iGathervHalf(this, null, 0, null, recvbuf, recvcount, displs, recvtype, root, true);
+    }
+
+    /** MPI_IGATHERV at a non-root rank, when the root gathers in place. */
+    public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        return NbColls.iGathervHalf(this, sendbuf, sendcount, sendtype, null, null, null, null, root, false);
+    }
+
+    /** MPI_ISCATTER. */
+    public final Request iScatter(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                  Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        return NbColls.iScatter(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    }
+
+    /** MPI_ISCATTER with MPI_IN_PLACE at the root (elsewhere {@code buf} is the receive buffer). */
+    public final Request iScatter(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        return NbColls.iScatter(this, buf, count, type, root);
+    }
+
+    /** MPI_ISCATTERV. */
+    public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
+                                   Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        return NbColls.iScatterv(this, sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
+    }
+
+    /** MPI_ISCATTERV with MPI_IN_PLACE, at the root. */
+    public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
+            throws MPIException {
+        return NbColls.iScattervHalf(this, sendbuf, sendcount, displs, sendtype, null, 0, null, root, true);
+    }
+
+    /** MPI_ISCATTERV at a non-root rank, when the root scatters in place. */
+    public final Request iScatterv(Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        return NbColls.iScattervHalf(this, null, null, null, null, recvbuf, recvcount, recvtype, root, false);
+    }
+
+    /** MPI_IALLGATHER. */
+    public final Request iAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                    Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        if (sendtype == null) throw raise(MPI.ERR_TYPE, "iAllGather: sendtype is null");
+        return NbColls.iAllGather(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+
+    /** MPI_IALLGATHER with MPI_IN_PLACE. */
+    public final Request iAllGather(Buffer buf, int count, Datatype type) throws MPIException {
+        return NbColls.iAllGather(this, null, 0, null, buf, count, type);
+    }
+
+    /** MPI_IALLGATHERV. */
+    public final Request iAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                     Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        if (sendtype == null) throw raise(MPI.ERR_TYPE, "iAllGatherv: sendtype is null");
+        return NbColls.iAllGatherv(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
+    }
+
+    /** MPI_IALLGATHERV with MPI_IN_PLACE. */
+    public final Request iAllGatherv(Buffer buf, int[] count, int[] displs, Datatype type) throws MPIException {
+        return NbColls.iAllGatherv(this, null, 0, null, buf, count, displs, type);
+    }
+
+    /** MPI_IALLTOALL. */
+    public final Request iAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                   Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return NbColls.iAllToAll(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+
+    /** MPI_IALLTOALLV. */
+    public final Request iAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                    Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        return NbColls.iAllToAllv(this, sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
+    }
+
+    /** MPI_IREDUCE. */
+    public final Request iReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
+            throws MPIException {
+        return NbColls.iReduce(this, sendbuf, recvbuf, count, type, op, root);
+    }
+
+    /** MPI_IREDUCE with MPI_IN_PLACE at the root. */
+    public final Request iReduce(Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
+        return NbColls.iReduce(this, buf, count, type, op, root);
+    }
+
+    /** MPI_IALLREDUCE. */
+    public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        return NbColls.iAllReduce(this, sendbuf, recvbuf, count, type, op);
+    }
+
+    /** MPI_IALLREDUCE with MPI_IN_PLACE. */
+    public final Request iAllReduce(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        return NbColls.iAllReduce(this, buf, count, type, op);
+    }
+
+    /** MPI_IREDUCE_SCATTER. */
+    public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
+            throws MPIException {
+        if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iReduceScatter: sendbuf is null");
+        return NbColls.iReduceScatter(this, sendbuf, recvbuf, recvcounts, type, op);
+    }
+
+    /** MPI_IREDUCE_SCATTER with MPI_IN_PLACE. */
+    public final Request iReduceScatter(Buffer buf, int[] counts, Datatype type, Op op) throws MPIException {
+        return NbColls.iReduceScatter(this, null, buf, counts, type, op);
+    }
+
+    /** MPI_IREDUCE_SCATTER_BLOCK. */
+    public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
+            throws MPIException {
+        if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iReduceScatterBlock: sendbuf is null");
+        return NbColls.iReduceScatterBlock(this, sendbuf, recvbuf, recvcount, type, op);
+    }
+
+    /** MPI_IREDUCE_SCATTER_BLOCK with MPI_IN_PLACE. */
+    public final Request iReduceScatterBlock(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        return NbColls.iReduceScatterBlock(this, null, buf, count, type, op);
     }
 
     // ------------------------------------------------------------------ internals

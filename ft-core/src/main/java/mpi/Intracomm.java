@@ -136,6 +136,36 @@ public class Intracomm extends Comm {
         b.done();
     }
 
+    /** MPI_COMM_IDUP: returns at once; use the result after {@link #getRequest()} completes. */
+    @Override
+    public Intracomm iDup() throws MPIException {
+        return NbColls.iDup(this);
+    }
+
+    /** MPI_ISCAN (direct buffers). */
+    public final Request iScan(java.nio.Buffer sendbuf, java.nio.Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iScan: sendbuf is null");
+        return NbColls.iScan(this, sendbuf, recvbuf, count, type, op, false);
+    }
+
+    /** MPI_ISCAN with MPI_IN_PLACE. */
+    public final Request iScan(java.nio.Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        return NbColls.iScan(this, null, buf, count, type, op, false);
+    }
+
+    /** MPI_IEXSCAN (direct buffers); {@code recvbuf} of rank 0 is left unchanged. */
+    public final Request iExScan(java.nio.Buffer sendbuf, java.nio.Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iExScan: sendbuf is null");
+        return NbColls.iScan(this, sendbuf, recvbuf, count, type, op, true);
+    }
+
+    /** MPI_IEXSCAN with MPI_IN_PLACE. */
+    public final Request iExScan(java.nio.Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        return NbColls.iScan(this, null, buf, count, type, op, true);
+    }
+
     Engine engine() {
         return engine;
     }

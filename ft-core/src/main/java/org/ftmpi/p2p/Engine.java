@@ -186,6 +186,36 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /**
+     * A request that code outside the engine completes with {@link #completeExternal} (a
+     * non-blocking collective running as a schedule). It counts as outstanding, so the
+     * progress agent keeps the transports moving while it is pending.
+     */
+    public Request externalRequest() {
+        lock.lock();
+        try {
+            Request r = newRequest(Request.Kind.COLL);
+            r.peer = ANY_SOURCE;
+            r.peerWorld = -1;
+            r.tag = ANY_TAG;
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Completes a request made by {@link #externalRequest}; {@code errorClass} 0 is success. */
+    public void completeExternal(Request r, int errorClass, String message, int failedRank) {
+        lock.lock();
+        try {
+            if (r.complete) return;
+            if (errorClass == ErrorClass.SUCCESS) r.succeed(ANY_SOURCE, ANY_TAG, 0);
+            else r.fail(errorClass, message, failedRank);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // ------------------------------------------------------------------ receiving
 
     /**

@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
  * fields are stable and any thread may read them.
  */
 public final class Request {
-    public enum Kind { SEND, RECV }
+    /** COLL: a non-blocking collective, completed by its schedule ({@link Engine#externalRequest}). */
+    public enum Kind { SEND, RECV, COLL }
 
     /** Send modes. */
     public static final int STANDARD = 0, SYNC = 1, READY = 2, BUFFERED = 3;

@@ -1,0 +1,304 @@
+package mpi;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.Buffer;
+import org.ftmpi.coll.Collectives;
+import org.ftmpi.coll.Dissemination;
+import org.ftmpi.coll.Reducer;
+
+/**
+ * The bodies of the non-blocking collectives ({@code Comm.iBcast} ... {@code Intracomm.iExScan}):
+ * arguments are checked and buffers resolved at the call, on the caller's thread, exactly as for
+ * the blocking forms (errors through the communicator's error handler); the algorithm, the same
+ * {@link Collectives} method the blocking form uses, then runs on the communicator's
+ * {@link Schedule}. Buffers must be direct (Open MPI's rule for non-blocking calls).
+ */
+final class NbColls {
+    private NbColls() {}
+
+    private static Collectives coll() {
+        return Collectives.load();
+    }
+
+    /** A direct buffer of {@code count} elements as a collective buffer. */
+    static Comm.Buf dbuf(Comm c, Buffer b, int count, Datatype type, String op, String arg) throws MPIException {
+        c.checkCount(op, arg == null ? "count" : arg, count);
+        return new Comm.Buf(c.direct(b, count, type, op));
+    }
+
+    /** A direct buffer holding blocks {@code counts[i]} at {@code displs[i]}. */
+    static Comm.Buf dvbuf(Comm c, Buffer b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
+                          String displsArg) throws MPIException {
+        if (b != null && !b.isDirect()) {
+            throw c.raise(MPI.ERR_BUFFER, op + ": buf must be a direct buffer (see MPI.newByteBuffer and friends);"
+                    + " non-blocking operations do not take heap buffers or arrays");
+        }
+        return c.vbuf(b, counts, displs, type, op, countsArg, displsArg);
+    }
+
+    static Request iBarrier(Comm c) throws MPIException {
+        c.check("iBarrier");
+        return c.schedule().submit(c, "iBarrier", Dissemination::barrier);
+    }
+
+    static Request iBcast(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
+        c.check("iBcast");
+        c.checkRoot("iBcast", root);
+        Comm.Buf b = dbuf(c, buf, count, type, "iBcast", null);
+        return c.schedule().submit(c, "iBcast", ch -> coll().bcast(ch, b.seg, root));
+    }
+
+    static Request iReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
+            throws MPIException {
+        c.check("iReduce");
+        c.checkRoot("iReduce", root);
+        Reducer red = c.reducerFor(op, type, "iReduce");
+        Comm.Buf s = dbuf(c, sendbuf, count, type, "iReduce", null);
+        Comm.Buf r = c.rank == root ? dbuf(c, recvbuf, count, type, "iReduce", null) : null;
+        return c.schedule().submit(c, "iReduce",
+                ch -> coll().reduce(ch, s.seg, r == null ? null : r.seg, count, red, root));
+    }
+
+    static Request iReduce(Comm c, Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
+        c.check("iReduce");
+        c.checkRoot("iReduce", root);
+        Reducer red = c.reducerFor(op, type, "iReduce");
+        Comm.Buf b = dbuf(c, buf, count, type, "iReduce", null);
+        boolean atRoot = c.rank == root;
+        return c.schedule().submit(c, "iReduce",
+                ch -> coll().reduce(ch, atRoot ? b.copy() : b.seg, b.seg, count, red, root));
+    }
+
+    static Request iAllReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        c.check("iAllReduce");
+        Reducer red = c.reducerFor(op, type, "iAllReduce");
+        Comm.Buf s = dbuf(c, sendbuf, count, type, "iAllReduce", null);
+        Comm.Buf r = dbuf(c, recvbuf, count, type, "iAllReduce", null);
+        return c.schedule().submit(c, "iAllReduce", ch -> coll().allReduce(ch, s.seg, r.seg, count, red));
+    }
+
+    static Request iAllReduce(Comm c, Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        c.check("iAllReduce");
+        Reducer red = c.reducerFor(op, type, "iAllReduce");
+        Comm.Buf b = dbuf(c, buf, count, type, "iAllReduce", null);
+        return c.schedule().submit(c, "iAllReduce", ch -> coll().allReduce(ch, b.copy(), b.seg, count, red));
+    }
+
+    static Request iGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
+                           Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        c.check("iGather");
+        c.checkRoot("iGather", root);
+        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGather", "sendcount");
+        MemorySegment[] bl = null;
+        if (c.rank == root) {
+            c.checkCount("iGather", "recvcount", recvcount);
+            Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iGather", "recvcount");
+            bl = c.blocks(r, recvcount, recvtype);
+        }
+        MemorySegment[] blocks = bl;
+        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, blocks, root));
+    }
+
+    static Request iGather(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
+        c.check("iGather");
+        c.checkRoot("iGather", root);
+        if (c.rank == root) {
+            c.checkCount("iGather", "count", count);
+            Comm.Buf r = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iGather", "count");
+            MemorySegment[] bl = c.blocks(r, count, type);
+            return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, null, bl, root));
+        }
+        Comm.Buf s = dbuf(c, buf, count, type, "iGather", null);
+        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, null, root));
+    }
+
+    static Request iGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                            int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
+        c.check("iGatherv");
+        c.checkRoot("iGatherv", root);
+        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
+        MemorySegment[] bl = null;
+        if (c.rank == root) {
+            Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs");
+            bl = c.vblocks(r, recvcount, displs, recvtype);
+        }
+        MemorySegment[] blocks = bl;
+        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, blocks, root));
+    }
+
+    /** In place at the root ({@code send == null}) or the non-root form ({@code recvbuf == null}). */
+    static Request iGathervHalf(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                int[] recvcount, int[] displs, Datatype recvtype, int root, boolean rootForm)
+            throws MPIException {
+        c.check("iGatherv");
+        c.checkRoot("iGatherv", root);
+        if (rootForm != (c.rank == root)) {
+            throw c.raise(MPI.ERR_ROOT, "iGatherv: " + (rootForm
+                    ? "the in-place form (recvbuf, recvcount, displs, recvtype, root) is for the root " + root + " only"
+                    : "the root " + root + " must call the in-place form or the full form"));
+        }
+        if (rootForm) {
+            Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs");
+            MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
+            return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, null, bl, root));
+        }
+        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
+        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, null, root));
+    }
+
+    static Request iScatter(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
+                            Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        c.check("iScatter");
+        c.checkRoot("iScatter", root);
+        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatter", "recvcount");
+        MemorySegment[] bl = null;
+        if (c.rank == root) {
+            c.checkCount("iScatter", "sendcount", sendcount);
+            Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iScatter", "sendcount");
+            bl = c.blocks(s, sendcount, sendtype);
+        }
+        MemorySegment[] blocks = bl;
+        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, blocks, r.seg, root));
+    }
+
+    static Request iScatter(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
+        c.check("iScatter");
+        c.checkRoot("iScatter", root);
+        if (c.rank == root) {
+            c.checkCount("iScatter", "count", count);
+            Comm.Buf s = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iScatter", "count");
+            MemorySegment[] bl = c.blocks(s, count, type);
+            return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, bl, null, root));
+        }
+        Comm.Buf r = dbuf(c, buf, count, type, "iScatter", null);
+        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, null, r.seg, root));
+    }
+
+    static Request iScatterv(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
+                             Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        c.check("iScatterv");
+        c.checkRoot("iScatterv", root);
+        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
+        MemorySegment[] bl = null;
+        if (c.rank == root) {
+            Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs");
+            bl = c.vblocks(s, sendcount, displs, sendtype);
+        }
+        MemorySegment[] blocks = bl;
+        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, blocks, r.seg, root));
+    }
+
+    static Request iScattervHalf(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
+                                 Buffer recvbuf, int recvcount, Datatype recvtype, int root, boolean rootForm)
+            throws MPIException {
+        c.check("iScatterv");
+        c.checkRoot("iScatterv", root);
+        if (rootForm != (c.rank == root)) {
+            throw c.raise(MPI.ERR_ROOT, "iScatterv: " + (rootForm
+                    ? "the in-place form (sendbuf, sendcount, displs, sendtype, root) is for the root " + root + " only"
+                    : "the root " + root + " must call the in-place form or the full form"));
+        }
+        if (rootForm) {
+            Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs");
+            MemorySegment[] bl = c.vblocks(s, sendcount, displs, sendtype);
+            return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, bl, null, root));
+        }
+        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
+        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, null, r.seg, root));
+    }
+
+    static Request iAllGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
+                              Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        c.check("iAllGather");
+        Comm.Buf s = sendbuf == null && sendtype == null ? null
+                : dbuf(c, sendbuf, sendcount, sendtype, "iAllGather", "sendcount");
+        c.checkCount("iAllGather", "recvcount", recvcount);
+        Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllGather", "recvcount");
+        MemorySegment[] bl = c.blocks(r, recvcount, recvtype);
+        return c.schedule().submit(c, "iAllGather", ch -> coll().allGatherv(ch, s == null ? null : s.seg, bl));
+    }
+
+    static Request iAllGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
+                               Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        c.check("iAllGatherv");
+        Comm.Buf s = sendbuf == null && sendtype == null ? null
+                : dbuf(c, sendbuf, sendcount, sendtype, "iAllGatherv", "sendcount");
+        Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iAllGatherv", "recvcount", "displs");
+        MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
+        return c.schedule().submit(c, "iAllGatherv", ch -> coll().allGatherv(ch, s == null ? null : s.seg, bl));
+    }
+
+    static Request iAllToAll(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
+                             Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        c.check("iAllToAll");
+        c.checkCount("iAllToAll", "sendcount", sendcount);
+        c.checkCount("iAllToAll", "recvcount", recvcount);
+        Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iAllToAll", "sendcount");
+        Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllToAll", "recvcount");
+        MemorySegment[] sb = c.blocks(s, sendcount, sendtype), rb = c.blocks(r, recvcount, recvtype);
+        return c.schedule().submit(c, "iAllToAll", ch -> coll().allToAllv(ch, sb, rb));
+    }
+
+    static Request iAllToAllv(Comm c, Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                              Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
+        c.check("iAllToAllv");
+        Comm.Buf s = dvbuf(c, sendbuf, sendcount, sdispls, sendtype, "iAllToAllv", "sendcount", "sdispls");
+        Comm.Buf r = dvbuf(c, recvbuf, recvcount, rdispls, recvtype, "iAllToAllv", "recvcount", "rdispls");
+        MemorySegment[] sb = c.vblocks(s, sendcount, sdispls, sendtype);
+        MemorySegment[] rb = c.vblocks(r, recvcount, rdispls, recvtype);
+        return c.schedule().submit(c, "iAllToAllv", ch -> coll().allToAllv(ch, sb, rb));
+    }
+
+    static Request iReduceScatter(Comm c, Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
+            throws MPIException {
+        c.check("iReduceScatter");
+        Reducer red = c.reducerFor(op, type, "iReduceScatter");
+        int total = c.total("iReduceScatter", recvcounts);
+        int[] counts = recvcounts.clone();
+        if (sendbuf == null) {
+            Comm.Buf b = dbuf(c, recvbuf, total, type, "iReduceScatter", "counts");
+            MemorySegment out = b.seg.asSlice(0, (long) counts[c.rank] * type.sizeBytes);
+            return c.schedule().submit(c, "iReduceScatter",
+                    ch -> coll().reduceScatter(ch, b.copy(), out, counts, red));
+        }
+        Comm.Buf s = dbuf(c, sendbuf, total, type, "iReduceScatter", "recvcounts");
+        Comm.Buf r = dbuf(c, recvbuf, counts[c.rank], type, "iReduceScatter", "recvcounts[" + c.rank + "]");
+        return c.schedule().submit(c, "iReduceScatter", ch -> coll().reduceScatter(ch, s.seg, r.seg, counts, red));
+    }
+
+    static Request iReduceScatterBlock(Comm c, Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
+            throws MPIException {
+        c.check("iReduceScatterBlock");
+        c.checkCount("iReduceScatterBlock", "recvcount", recvcount);
+        int[] counts = new int[c.size];
+        java.util.Arrays.fill(counts, recvcount);
+        return iReduceScatter(c, sendbuf, recvbuf, counts, type, op);
+    }
+
+    static Request iScan(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, boolean exclusive)
+            throws MPIException {
+        String name = exclusive ? "iExScan" : "iScan";
+        c.check(name);
+        Reducer red = c.reducerFor(op, type, name);
+        Comm.Buf r = dbuf(c, recvbuf, count, type, name, null);
+        Comm.Buf s = sendbuf == null ? null : dbuf(c, sendbuf, count, type, name, null);
+        return c.schedule().submit(c, name, ch -> {
+            MemorySegment send = s == null ? r.copy() : s.seg;
+            if (exclusive) coll().exScan(ch, send, r.seg, count, red);
+            else coll().scan(ch, send, r.seg, count, red);
+        });
+    }
+
+    /** MPI_COMM_IDUP: the new communicator is bound when the request completes. */
+    static Intracomm iDup(Comm c) throws MPIException {
+        c.check("iDup");
+        int seq = c.nextCreation();
+        Intracomm dup = c.newSameKind();
+        dup.request = c.schedule().submit(c, "iDup", ch -> {
+            int id = c.agreeContext("iDup", Comm.K_DUP, true, seq, ch);
+            c.initDerived(dup, id, c.rank, c.world, c.name + ".idup");
+        });
+        return dup;
+    }
+}

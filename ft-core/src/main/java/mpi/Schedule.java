@@ -1,0 +1,110 @@
+package mpi;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import org.ftmpi.coll.Channel;
+import org.ftmpi.p2p.Engine;
+import org.ftmpi.p2p.ErrorClass;
+import org.ftmpi.p2p.P2pException;
+
+/**
+ * The non-blocking collectives of one communicator: each call checks its arguments on the
+ * caller's thread, takes an engine request ({@link Engine#externalRequest}) and queues its
+ * algorithm; one collective-progress thread per communicator (virtual, started when there is
+ * work, gone when the queue is empty) runs the queued algorithms in call order and completes
+ * each request. The caller never blocks.
+ *
+ * <p>Every member starts the collectives of a communicator in the same order (MPI's rule), so
+ * running them one after another is deadlock-free, and consecutive ones need no sequence
+ * numbers (the same FIFO argument as for blocking collectives). Their traffic travels on the
+ * communicator's collective context with tags offset by {@link #TAG_OFFSET}, so it never matches
+ * point-to-point traffic (another context) nor a blocking collective started meanwhile
+ * (tags below the offset).
+ *
+ * <p><b>Note:</b> {@link #submit} is thread-safe; the drain loop owns the queued bodies.
+ */
+final class Schedule {
+    /** Added to every tag of a non-blocking collective; blocking collectives use smaller tags. */
+    static final int TAG_OFFSET = 1 << 24;
+
+    /** The body of one queued collective. */
+    @FunctionalInterface
+    interface Body {
+        void run(Channel c) throws P2pException, MPIException;
+    }
+
+    private final Engine engine;
+    private final Channel channel;
+    private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+    private boolean draining;
+
+    Schedule(Comm comm) {
+        this.engine = comm.engine;
+        this.channel = new OffsetChannel(comm.engine, comm.context + 1, comm.epoch, comm.rank, comm.world);
+    }
+
+    /** Queues {@code body}; the returned request completes when it has run, with its error if any. */
+    Request submit(Comm comm, String op, Body body) {
+        org.ftmpi.p2p.Request req = engine.externalRequest();
+        Runnable task = () -> complete(req, op, body);
+        synchronized (this) {
+            queue.add(task);
+            if (draining) return new Request(req, comm, null);
+            draining = true;
+        }
+        Thread.ofVirtual().name("ftmpi-icoll-" + engine.rank()).start(this::drain);
+        return new Request(req, comm, null);
+    }
+
+    private void drain() {
+        while (true) {
+            Runnable t;
+            synchronized (this) {
+                t = queue.poll();
+                if (t == null) {
+                    draining = false;
+                    return;
+                }
+            }
+            t.run();
+        }
+    }
+
+    private void complete(org.ftmpi.p2p.Request req, String op, Body body) {
+        try {
+            body.run(channel);
+            engine.completeExternal(req, ErrorClass.SUCCESS, null, -1);
+        } catch (P2pException e) {
+            if (e.getCause() instanceof MPIException m) {
+                engine.completeExternal(req, m.getErrorClass(), op + ": user operation failed: " + m.getMessage(), -1);
+            } else {
+                engine.completeExternal(req, e.errorClass(), op + ": " + e.getMessage(), e.failedRank());
+            }
+        } catch (MPIException e) {
+            engine.completeExternal(req, e.getErrorClass(), e.getMessage(), -1);
+        } catch (RuntimeException e) {
+            engine.completeExternal(req, ErrorClass.ERR_OTHER, op + ": " + e, -1);
+        }
+    }
+
+    /** A collective channel whose tags are shifted by {@link #TAG_OFFSET}. */
+    private record OffsetChannel(Engine engine, int context, int epoch, int rank, int[] world) implements Channel {
+        @Override public int size() { return world.length; }
+
+        @Override
+        public org.ftmpi.p2p.Request send(int dest, int tag, MemorySegment data) {
+            return engine.send(context, epoch, rank, dest, world[dest], TAG_OFFSET + tag, data, 0, data.byteSize(),
+                    org.ftmpi.p2p.Request.STANDARD);
+        }
+
+        @Override
+        public org.ftmpi.p2p.Request receive(int source, int tag, MemorySegment into) {
+            return engine.receive(context, source, world[source], TAG_OFFSET + tag, into, 0, into.byteSize());
+        }
+
+        @Override
+        public void waitAll(org.ftmpi.p2p.Request... rs) throws P2pException {
+            Comm.awaitAll(engine, rs);
+        }
+    }
+}
