@@ -388,7 +388,9 @@ public class Comm implements Freeable, Cloneable {
     final Intracomm dupIntra(String op) throws MPIException {
         check(op);
         int id = agreeContext(op, K_DUP, true);
-        return derived(id, rank, world, name + ".dup");
+        Intracomm c = initDerived(newSameKind(), id, rank, world, name + ".dup");
+        c.hints = hints;
+        return c;
     }
 
     // ------------------------------------------------------------------ context ids
@@ -1197,6 +1199,105 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IREDUCE_SCATTER_BLOCK with MPI_IN_PLACE. */
     public final Request iReduceScatterBlock(Buffer buf, int count, Datatype type, Op op) throws MPIException {
         return NbColls.iReduceScatterBlock(this, null, buf, count, type, op);
+    }
+
+    // ------------------------------------------------------------------ topologies, neighbour collectives
+
+    /** MPI_TOPO_TEST: {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED}. */
+    public final int getTopology() throws MPIException {
+        check("getTopology");
+        return topologyKind();
+    }
+
+    int topologyKind() {
+        return MPI.UNDEFINED;
+    }
+
+    /** The neighbourhood of this process; ERR_TOPOLOGY without a topology (CartComm, GraphComm override). */
+    Topologies.Neighborhood neighborhood(String op) throws MPIException {
+        throw raise(MPI.ERR_TOPOLOGY, op + ": " + name + " has no topology (make one with createCart, createGraph,"
+                + " createDistGraph or createDistGraphAdjacent)");
+    }
+
+    /** MPI_NEIGHBOR_ALLGATHER. */
+    public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype,
+                                        Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        NeighborColls.allGather(this, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+
+    /** MPI_INEIGHBOR_ALLGATHER. */
+    public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                            Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return NeighborColls.allGather(this, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+
+    /** MPI_NEIGHBOR_ALLGATHERV. */
+    public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype,
+                                         Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        NeighborColls.allGatherv(this, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
+    }
+
+    /** MPI_INEIGHBOR_ALLGATHERV. */
+    public final Request iNeighborAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                             Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        return NeighborColls.allGatherv(this, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
+    }
+
+    /** MPI_NEIGHBOR_ALLTOALL. */
+    public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype,
+                                       Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        NeighborColls.allToAll(this, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+
+    /** MPI_INEIGHBOR_ALLTOALL. */
+    public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
+                                           Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return NeighborColls.allToAll(this, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+
+    /** MPI_NEIGHBOR_ALLTOALLV. */
+    public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                        Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        NeighborColls.allToAllv(this, false, sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
+    }
+
+    /** MPI_INEIGHBOR_ALLTOALLV. */
+    public final Request iNeighborAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                            Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        return NeighborColls.allToAllv(this, true, sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls,
+                recvtype);
+    }
+
+    // ------------------------------------------------------------------ info hints
+
+    /** Hints set with {@link #setInfo} or {@link #dupWithInfo} (copied by dup); null: none. */
+    volatile java.util.Map<String, String> hints;
+
+    /** MPI_COMM_SET_INFO: replaces this communicator's hints (none is interpreted yet). */
+    public final void setInfo(Info info) throws MPIException {
+        check("setInfo");
+        if (info == null) throw raise(MPI.ERR_INFO, "setInfo: info is null (use MPI.INFO_NULL)");
+        hints = info.entries();
+    }
+
+    /** MPI_COMM_GET_INFO: a new info object with this communicator's hints. */
+    public final Info getInfo() throws MPIException {
+        check("getInfo");
+        java.util.Map<String, String> h = hints;
+        return Info.of(h == null ? java.util.Map.of() : h);
+    }
+
+    /** MPI_COMM_DUP_WITH_INFO: a duplicate whose hints are those of {@code info}. */
+    public Comm dupWithInfo(Info info) throws MPIException {
+        check("dupWithInfo");
+        if (info == null) throw raise(MPI.ERR_INFO, "dupWithInfo: info is null (use MPI.INFO_NULL)");
+        Intracomm c = dupIntra("dupWithInfo");
+        c.hints = info.entries();
+        return c;
     }
 
     // ------------------------------------------------------------------ internals

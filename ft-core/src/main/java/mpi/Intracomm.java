@@ -94,6 +94,162 @@ public class Intracomm extends Comm {
         return derived(id, newRank, members, name + ".create");
     }
 
+    /** MPI_COMM_DUP_WITH_INFO: a duplicate whose hints are those of {@code info}. */
+    @Override
+    public Intracomm dupWithInfo(Info info) throws MPIException {
+        return (Intracomm) super.dupWithInfo(info);
+    }
+
+    /**
+     * MPI_COMM_SPLIT_TYPE: {@link MPI#COMM_TYPE_SHARED} groups the processes on the same host
+     * (the host names the runtime reports), ordered by {@code key} then rank;
+     * {@link MPI#UNDEFINED} returns {@code null}.
+     */
+    public final Intracomm splitType(int splitType, int key, Info info) throws MPIException {
+        check("splitType");
+        if (splitType == MPI.UNDEFINED) return split(MPI.UNDEFINED, key);
+        if (splitType != MPI.COMM_TYPE_SHARED) {
+            throw raise(MPI.ERR_ARG, "splitType: splitType " + splitType + " is not MPI.COMM_TYPE_SHARED or MPI.UNDEFINED");
+        }
+        String[] hosts = engine.job().hosts();
+        String mine = hosts[world[rank]];
+        int colour = 0;
+        while (!hosts[world[colour]].equals(mine)) colour++;
+        Intracomm c = split(colour, key);
+        c.name = name + ".splitType(shared)";
+        return c;
+    }
+
+    // ------------------------------------------------------------------ topologies
+
+    /**
+     * MPI_CART_CREATE: the first {@code prod(dims)} ranks form the grid, row-major; the others
+     * get {@code null}. {@code reorder} is ignored.
+     */
+    public final CartComm createCart(int[] dims, boolean[] periods, boolean reorder) throws MPIException {
+        check("createCart");
+        int n = (int) checkGrid("createCart", dims, periods, size);
+        return topoMembers("createCart", Topologies.K_CART, n, new CartComm(dims.clone(), periods.clone()), ".cart");
+    }
+
+    /**
+     * MPI_GRAPH_CREATE: node {@code i} is rank {@code i}; ranks beyond {@code index.length} get
+     * {@code null}. {@code reorder} is ignored.
+     */
+    public final GraphComm createGraph(int[] index, int[] edges, boolean reorder) throws MPIException {
+        check("createGraph");
+        int n = checkGraph("createGraph", index, edges);
+        GraphComm g = GraphComm.graph(index.clone(), java.util.Arrays.copyOf(edges, n == 0 ? 0 : index[n - 1]));
+        return topoMembers("createGraph", Topologies.K_GRAPH, n, g, ".graph");
+    }
+
+    /** MPI_DIST_GRAPH_CREATE_ADJACENT with weights. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
+                                                   int[] destWeights, Info info, boolean reorder) throws MPIException {
+        check("createDistGraphAdjacent");
+        return adjacent(sources, sourceWeights, destinations, destWeights, true);
+    }
+
+    /** MPI_DIST_GRAPH_CREATE_ADJACENT with MPI_UNWEIGHTED. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] destinations, Info info, boolean reorder)
+            throws MPIException {
+        check("createDistGraphAdjacent");
+        return adjacent(sources, null, destinations, null, false);
+    }
+
+    /** MPI_DIST_GRAPH_CREATE with weights: edges {@code sources[i] -> destinations[...]}, given by any process. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, int[] weights,
+                                           Info info, boolean reorder) throws MPIException {
+        check("createDistGraph");
+        return DistGraphs.create(this, sources, degrees, destinations, weights, true);
+    }
+
+    /** MPI_DIST_GRAPH_CREATE with MPI_UNWEIGHTED. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, Info info,
+                                           boolean reorder) throws MPIException {
+        check("createDistGraph");
+        return DistGraphs.create(this, sources, degrees, destinations, null, false);
+    }
+
+    private GraphComm adjacent(int[] sources, int[] sw, int[] destinations, int[] dw, boolean weighted)
+            throws MPIException {
+        String op = "createDistGraphAdjacent";
+        int[] s = checkRanks(op, "sources", sources), d = checkRanks(op, "destinations", destinations);
+        int[] sWeights = DistGraphs.weights(this, op, "sourceWeights", sw, s.length, weighted);
+        int[] dWeights = DistGraphs.weights(this, op, "destWeights", dw, d.length, weighted);
+        return topoMembers(op, Topologies.K_DIST_GRAPH, size,
+                GraphComm.distGraph(s, sWeights, d, dWeights, weighted), ".distGraph");
+    }
+
+    /** A copy of {@code ranks}, each checked to be a rank of this communicator. */
+    final int[] checkRanks(String op, String arg, int[] ranks) throws MPIException {
+        if (ranks == null) throw raise(MPI.ERR_ARG, op + ": " + arg + " is null");
+        for (int i = 0; i < ranks.length; i++) {
+            if (ranks[i] < 0 || ranks[i] >= size) {
+                throw raise(MPI.ERR_RANK, op + ": " + arg + "[" + i + "] = " + ranks[i] + " is not a rank of " + name
+                        + " (size " + size + ")");
+            }
+        }
+        return ranks.clone();
+    }
+
+    /** Agrees on a context id and binds {@code shell} at the first {@code members} ranks; others get null. */
+    final <C extends Intracomm> C topoMembers(String op, int kind, int members, C shell, String suffix)
+            throws MPIException {
+        int id = agreeContext(op, kind, rank < members);
+        if (rank >= members) return null;
+        return initDerived(shell, id, rank, java.util.Arrays.copyOf(world, members), name + suffix);
+    }
+
+    /** Moves the binding of {@code from} (fresh from split) into {@code into}; null stays null. */
+    static <C extends Intracomm> C adopt(Intracomm from, C into, String name) {
+        if (from == null) return null;
+        into.bind(from.engine, from.context, from.rank, from.world, name, false);
+        into.errhandler = from.errhandler;
+        return into;
+    }
+
+    /** Checks a grid for this communicator; returns its number of points. */
+    final long checkGrid(String op, int[] dims, boolean[] periods, int size) throws MPIException {
+        if (dims == null) throw raise(MPI.ERR_DIMS, op + ": dims is null");
+        if (periods == null || periods.length != dims.length) {
+            throw raise(MPI.ERR_ARG, op + ": periods must have " + dims.length + " entries (one per dimension), not "
+                    + (periods == null ? "null" : periods.length));
+        }
+        for (int i = 0; i < dims.length; i++) {
+            if (dims[i] <= 0) throw raise(MPI.ERR_DIMS, op + ": dims[" + i + "] is " + dims[i] + "; it must be positive");
+        }
+        long n = Topologies.product(dims);
+        if (n < 0 || n > size) {
+            throw raise(MPI.ERR_DIMS, op + ": the grid " + java.util.Arrays.toString(dims) + " has more points than the "
+                    + size + " processes of " + name);
+        }
+        return n;
+    }
+
+    /** Checks a graph (cumulative degrees, edges) for this communicator; returns its number of nodes. */
+    final int checkGraph(String op, int[] index, int[] edges) throws MPIException {
+        if (index == null) throw raise(MPI.ERR_ARG, op + ": index is null");
+        if (edges == null) throw raise(MPI.ERR_ARG, op + ": edges is null");
+        int n = index.length;
+        if (n > size) {
+            throw raise(MPI.ERR_ARG, op + ": index has " + n + " nodes; " + name + " has only " + size + " processes");
+        }
+        for (int i = 0; i < n; i++) {
+            if (index[i] < (i == 0 ? 0 : index[i - 1])) {
+                throw raise(MPI.ERR_ARG, op + ": index[" + i + "] = " + index[i] + " is negative or decreasing");
+            }
+        }
+        int m = n == 0 ? 0 : index[n - 1];
+        if (m > edges.length) throw raise(MPI.ERR_ARG, op + ": index promises " + m + " edges; edges has " + edges.length);
+        for (int i = 0; i < m; i++) {
+            if (edges[i] < 0 || edges[i] >= n) {
+                throw raise(MPI.ERR_ARG, op + ": edges[" + i + "] = " + edges[i] + " is not a node (0.." + (n - 1) + ")");
+            }
+        }
+        return n;
+    }
+
     // ------------------------------------------------------------------ prefix reductions
 
     /** MPI_SCAN: inclusive prefix reduction in rank order. */

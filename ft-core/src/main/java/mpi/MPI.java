@@ -61,6 +61,21 @@ public final class MPI {
     public static final int ERR_INTERN = ErrorClass.ERR_INTERN;
     public static final int ERR_IN_STATUS = ErrorClass.ERR_IN_STATUS;
     public static final int ERR_PENDING = ErrorClass.ERR_PENDING;
+    public static final int ERR_INFO_KEY = ErrorClass.ERR_INFO_KEY;
+    public static final int ERR_INFO_NOKEY = ErrorClass.ERR_INFO_NOKEY;
+    public static final int ERR_INFO_VALUE = ErrorClass.ERR_INFO_VALUE;
+    public static final int ERR_INFO = ErrorClass.ERR_INFO;
+    public static final int ERR_KEYVAL = ErrorClass.ERR_KEYVAL;
+
+    /** Topology kinds ({@link Comm#getTopology()}), MPI_GRAPH, MPI_CART, MPI_DIST_GRAPH. */
+    public static final int GRAPH = 1, CART = 2, DIST_GRAPH = 3;
+
+    /** {@code Intracomm.splitType}: processes that share memory (the same host). */
+    public static final int COMM_TYPE_SHARED = 0;
+
+    /** Longest info key and value (Open MPI's MPI_MAX_INFO_KEY / MPI_MAX_INFO_VAL). */
+    public static final int MAX_INFO_KEY = 36, MAX_INFO_VAL = 256;
+
     /** ULFM: a process the operation depends on has failed (with --ulfm-error-classes). */
     public static final int ERR_PROC_FAILED = ErrorClass.ERR_PROC_FAILED;
     /** ULFM: a wildcard receive could not complete because of a failure (with --ulfm-error-classes). */
@@ -97,6 +112,12 @@ public final class MPI {
     public static final Group GROUP_EMPTY = Group.empty();
 
     public static final Request REQUEST_NULL = new Request(null, null, null);
+
+    /** MPI_INFO_NULL. */
+    public static final Info INFO_NULL = Info.nullInfo();
+
+    /** MPI_INFO_ENV: how this process was started ({@code command}, {@code host}, {@code maxprocs}); read-only. */
+    public static final Info INFO_ENV = Info.env(System.getProperty("sun.java.command"), localHost());
 
     public static final Intracomm COMM_WORLD = predefined("MPI_COMM_WORLD");
     public static final Intracomm COMM_SELF = predefined("MPI_COMM_SELF");
@@ -228,6 +249,10 @@ public final class MPI {
 
     /** MPI_GET_PROCESSOR_NAME. */
     public static String getProcessorName() throws MPIException {
+        return localHost();
+    }
+
+    static String localHost() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {

@@ -25,6 +25,11 @@ public final class ErrorClass {
     public static final int ERR_INTERN = 17;
     public static final int ERR_IN_STATUS = 18;
     public static final int ERR_PENDING = 19;
+    public static final int ERR_INFO_KEY = 31;
+    public static final int ERR_INFO_NOKEY = 32;
+    public static final int ERR_INFO_VALUE = 33;
+    public static final int ERR_INFO = 34;
+    public static final int ERR_KEYVAL = 36;
     public static final int ERR_PROC_FAILED = 75;
     public static final int ERR_PROC_FAILED_PENDING = 76;
     public static final int ERR_REVOKED = 77;
@@ -53,6 +58,11 @@ public final class ErrorClass {
             case ERR_INTERN -> "MPI_ERR_INTERN";
             case ERR_IN_STATUS -> "MPI_ERR_IN_STATUS";
             case ERR_PENDING -> "MPI_ERR_PENDING";
+            case ERR_INFO_KEY -> "MPI_ERR_INFO_KEY";
+            case ERR_INFO_NOKEY -> "MPI_ERR_INFO_NOKEY";
+            case ERR_INFO_VALUE -> "MPI_ERR_INFO_VALUE";
+            case ERR_INFO -> "MPI_ERR_INFO";
+            case ERR_KEYVAL -> "MPI_ERR_KEYVAL";
             case ERR_PROC_FAILED -> "MPI_ERR_PROC_FAILED";
             case ERR_PROC_FAILED_PENDING -> "MPI_ERR_PROC_FAILED_PENDING";
             case ERR_REVOKED -> "MPI_ERR_REVOKED";
