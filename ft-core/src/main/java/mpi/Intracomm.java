@@ -11,9 +11,10 @@ import org.ftmpi.p2p.Engine;
 
 /**
  * An intra-communicator: point-to-point and the blocking collectives (inherited from {@link
- * Comm}, as in Open MPI's bindings), {@link #scan}/{@link #exScan} and
- * communicator construction ({@link #dup}, {@link #split}, {@link #create}). Topologies and
- * non-blocking collectives are not provided yet.
+ * Comm}, as in Open MPI's bindings), {@link #scan}/{@link #exScan} and their non-blocking
+ * forms, communicator construction ({@link #dup}, {@link #iDup}, {@link #split},
+ * {@link #splitType}, {@link #create}) and the topology constructors ({@link #createCart},
+ * {@link #createGraph}, {@link #createDistGraph}, {@link #createDistGraphAdjacent}).
  */
 public class Intracomm extends Comm {
     Intracomm() {}
