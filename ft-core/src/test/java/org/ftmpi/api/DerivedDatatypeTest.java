@@ -412,4 +412,41 @@ class DerivedDatatypeTest {
             }
         });
     }
+
+    @Test
+    void sendRecvReplaceAndMatchedReceivesTakeDerivedTypes() throws Exception {
+        LocalJob.run(2, world -> {
+            int rank = world.getRank(), peer = 1 - rank;
+            Datatype v = committed(Datatype.createVector(3, 1, 2, MPI.LONG));
+            long[] a = new long[6];
+            for (int i = 0; i < 6; i++) a[i] = rank * 10 + i;
+            Status s = world.sendRecvReplace(a, 1, v, peer, 1, peer, 1);
+            assertEquals(1, s.getCount(v));
+            for (int i = 0; i < 6; i++) assertEquals(i % 2 == 0 ? peer * 10 + i : rank * 10 + i, a[i], "a[" + i + "]");
+
+            long[] b = new long[6];
+            world.sendRecv(a, 1, v, peer, 2, b, 1, v, peer, 2);
+            for (int i = 0; i < 6; i++) assertEquals(i % 2 == 0 ? rank * 10 + i : 0, b[i]);
+
+            java.nio.LongBuffer d = MPI.newLongBuffer(6);
+            if (rank == 0) {
+                world.send(a, 1, v, 1, 3);
+                world.send(a, 1, v, 1, 4);
+            } else {
+                Message m = new Message();
+                m.mProbe(0, 3, world);
+                long[] c = new long[6];
+                m.mRecv(c, 1, v);
+                assertEquals(12, c[2]);   // rank 0's a[2] after the exchange
+                assertEquals(0, c[1]);
+                m = new Message();
+                m.mProbe(0, 4, world);
+                Request r = m.imRecv(d, 1, v);
+                Request.waitAll(new Request[] {r});
+                assertEquals(12, d.get(2));
+                assertEquals(0, d.get(1));
+                assertEquals(14, d.get(4));
+            }
+        });
+    }
 }
