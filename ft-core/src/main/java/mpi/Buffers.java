@@ -1,20 +1,33 @@
 package mpi;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.Buffer;
+import org.ftmpi.ddt.Convertor;
+import org.ftmpi.ddt.DatatypeException;
 
 /**
  * Turns the buffers the API accepts (Java arrays, direct and heap NIO buffers) into memory
  * regions for the engine, checking type, count and bounds. Offsets follow Open MPI's Java
  * bindings: a heap buffer starts at its array offset, a direct buffer at its address (its
  * position is ignored).
+ *
+ * <p>A region is what goes on the wire: {@code count} instances of the type back to back
+ * ({@code count * size} bytes). Predefined types and dense derived types are a view of the user's
+ * memory (zero copy); other derived types are packed by the datatype engine into a staging array
+ * when the region is made ({@link #SEND}, {@link #INOUT}) and unpacked from it when the receive
+ * completes ({@link Region#finishReceive(long)}).
  */
 final class Buffers {
     private Buffers() {}
 
+    /** Region roles: data is read from the user buffer, written into it, or both. */
+    static final int SEND = 0, RECV = 1, INOUT = 2;
+
     /**
      * A memory region; for {@code boolean[]} the bytes live in a staging array that
-     * {@link #finishReceive()} copies back.
+     * {@link #finishReceive()} copies back; for a non-dense derived type, {@code seg} is the packed
+     * staging array of a {@link Convertor}.
      */
     static final class Region {
         final MemorySegment seg;
@@ -22,6 +35,14 @@ final class Buffers {
         final long bytes;
         final boolean[] bools;
         private final int boolStart;
+        /** Byte copy of {@code bools[boolStart ..]} (the whole staged range). */
+        private MemorySegment boolStage;
+        // packed staging of a derived type: the user object (array, buffer or boolean stage) and offset
+        private Datatype type;
+        private Object user;
+        private long userOff;
+        private int count;
+        private String op;
 
         Region(MemorySegment seg, long off, long bytes, boolean[] bools, int boolStart) {
             this.seg = seg;
@@ -29,13 +50,40 @@ final class Buffers {
             this.bytes = bytes;
             this.bools = bools;
             this.boolStart = boolStart;
+            this.boolStage = bools == null ? null : seg;
         }
 
-        /** Copies what a receive wrote into the staging bytes back into the user's boolean[]. */
-        void finishReceive() {
+        /** Packs the user's data into the staging array again (each start of a persistent send). */
+        void refill() throws MPIException {
+            if (type == null) return;
+            try {
+                Convertor.forPack(type.ddt, count, user, userOff).packNext(seg, 0, bytes);
+            } catch (DatatypeException e) {
+                throw Datatype.error(e, op);
+            }
+        }
+
+        /** Completes a receive of all {@link #bytes}. */
+        void finishReceive() throws MPIException {
+            finishReceive(bytes);
+        }
+
+        /**
+         * Completes a receive of {@code received} bytes: unpacks them into the user's buffer
+         * (derived types) and copies staged booleans back.
+         */
+        void finishReceive(long received) throws MPIException {
+            if (type != null && received > 0) {
+                try {
+                    Convertor.forUnpack(type.ddt, count, user, userOff).unpackNext(seg, 0, Math.min(received, bytes));
+                } catch (DatatypeException e) {
+                    throw Datatype.error(e, op);
+                }
+            }
             if (bools == null) return;
-            for (long i = 0; i < bytes; i++) {
-                bools[boolStart + (int) i] = seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0;
+            long n = type == null ? Math.min(received, bytes) : boolStage.byteSize();
+            for (long i = 0; i < n; i++) {
+                bools[boolStart + (int) i] = boolStage.get(ValueLayout.JAVA_BYTE, i) != 0;
             }
         }
     }
@@ -44,20 +92,24 @@ final class Buffers {
 
     static Region region(Object buf, int count, Datatype type, String op, boolean receive)
             throws MPIException {
-        return region(buf, 0, count, type, op, receive);
+        return region(buf, 0, count, type, op, receive ? RECV : SEND);
+    }
+
+    static Region region(Object buf, int count, Datatype type, String op, int mode) throws MPIException {
+        return region(buf, 0, count, type, op, mode);
     }
 
     /**
      * @param elementOffset offset into an array buffer, in base elements of the array
      */
-    static Region region(Object buf, int elementOffset, int count, Datatype type, String op, boolean receive)
+    static Region region(Object buf, int elementOffset, int count, Datatype type, String op, int mode)
             throws MPIException {
-        if (type == null || type.isNull()) {
-            throw MPIException.of(MPI.ERR_TYPE, op + ": datatype is null");
-        }
+        if (type == null) throw MPIException.of(MPI.ERR_TYPE, op + ": datatype is null");
+        type.checkComm(op);
         if (count < 0) {
             throw MPIException.of(MPI.ERR_COUNT, op + ": count is negative (" + count + ")");
         }
+        if (type.derived || type.pairKind != 0) return derived(buf, elementOffset, count, type, op, mode);
         long bytes = (long) count * type.sizeBytes;
         if (buf == null) {
             if (count == 0) return EMPTY;
@@ -66,16 +118,8 @@ final class Buffers {
         if (buf instanceof Buffer b) {
             return bufferRegion(b, bytes, op);
         }
-        int kind = arrayKind(buf);
-        if (kind == -1) {
-            throw MPIException.of(MPI.ERR_BUFFER, op + ": buf must be a Java primitive array or an NIO buffer, not "
-                    + buf.getClass().getName());
-        }
-        if (!compatible(kind, type.kind)) {
-            throw MPIException.of(MPI.ERR_TYPE, op + ": datatype " + type + " does not match buf of type "
-                    + buf.getClass().getSimpleName());
-        }
-        int elem = elementBytes(kind);
+        checkArray(buf, type, op);
+        int elem = elementBytes(arrayKind(buf));
         long length = java.lang.reflect.Array.getLength(buf);
         long start = (long) elementOffset * elem;
         if (elementOffset < 0 || start + bytes > length * elem) {
@@ -86,18 +130,93 @@ final class Buffers {
         if (buf instanceof boolean[] z) {
             byte[] staging = new byte[(int) bytes];
             for (int i = 0; i < staging.length; i++) staging[i] = (byte) (z[elementOffset + i] ? 1 : 0);
-            return new Region(MemorySegment.ofArray(staging), 0, bytes, receive ? z : null, elementOffset);
+            return new Region(MemorySegment.ofArray(staging), 0, bytes, mode != SEND ? z : null, elementOffset);
         }
         return new Region(arraySegment(buf), start, bytes, null, 0);
     }
 
     /** Region of a direct buffer for the non-blocking calls, which take only direct buffers. */
-    static Region direct(Buffer buf, int count, Datatype type, String op) throws MPIException {
+    static Region direct(Buffer buf, int count, Datatype type, String op, int mode) throws MPIException {
         if (buf != null && !buf.isDirect()) {
             throw MPIException.of(MPI.ERR_BUFFER, op + ": buf must be a direct buffer (see MPI.newByteBuffer"
                     + " and friends); non-blocking operations do not take heap buffers or arrays");
         }
-        return region(buf, count, type, op, false);
+        return region(buf, 0, count, type, op, mode);
+    }
+
+    /** A derived type's region: a view of the user's memory if dense, else a packed staging array. */
+    private static Region derived(Object buf, int elementOffset, int count, Datatype type, String op, int mode)
+            throws MPIException {
+        long bytes = (long) count * type.sizeBytes;
+        if (buf == null) {
+            if (bytes == 0) return EMPTY;
+            throw MPIException.of(MPI.ERR_BUFFER, op + ": buf is null but count is " + count);
+        }
+        Object user = buf;
+        long off = elementOffset;
+        boolean[] bools = null;
+        int boolLo = 0;
+        MemorySegment stage = null;
+        if (buf instanceof Buffer b) {
+            if (!b.isDirect() && b.isReadOnly() && mode != SEND) {
+                throw MPIException.of(MPI.ERR_BUFFER, op + ": buf is a read-only heap buffer");
+            }
+            off = 0;
+        } else {
+            checkArray(buf, type, op);
+            if (elementOffset < 0) throw MPIException.of(MPI.ERR_BUFFER, op + ": offset " + elementOffset + " is negative");
+            if (buf instanceof boolean[] z && bytes > 0) {
+                // the engine addresses memory; booleans are staged as 0/1 bytes over the touched range
+                org.ftmpi.ddt.Datatype t = type.ddt;
+                long span = (count - 1L) * t.extent();
+                long lo = elementOffset + t.trueLb() + Math.min(0, span);
+                long hi = elementOffset + t.trueLb() + t.trueExtent() + Math.max(0, span);
+                if (lo < 0 || hi > z.length) {
+                    throw MPIException.of(MPI.ERR_BUFFER, op + ": buf (boolean[" + z.length + "]) is too small for count "
+                            + count + " of " + type + ": it touches elements [" + lo + ", " + hi + ")");
+                }
+                byte[] copy = new byte[(int) (hi - lo)];
+                for (int i = 0; i < copy.length; i++) copy[i] = (byte) (z[(int) lo + i] ? 1 : 0);
+                stage = MemorySegment.ofArray(copy);
+                user = copy;
+                off = elementOffset - lo;
+                bools = mode != SEND ? z : null;
+                boolLo = (int) lo;
+            }
+        }
+        if (bytes == 0) return EMPTY;
+        try {
+            if (type.isDense()) {
+                MemorySegment seg = org.ftmpi.ddt.Buffers.segment(user);
+                long start = org.ftmpi.ddt.Buffers.byteOffset(user, off) + type.ddt.lb();
+                if (start < 0 || start + bytes > seg.byteSize()) {
+                    throw MPIException.of(MPI.ERR_BUFFER, op + ": buf (" + seg.byteSize() + " bytes) is too small for count "
+                            + count + " of " + type + " (bytes [" + start + ", " + (start + bytes) + ") )");
+                }
+                Region r = new Region(seg, start, bytes, bools, boolLo);
+                r.boolStage = stage;
+                return r;
+            }
+            if (bytes > Integer.MAX_VALUE - 8) {
+                throw MPIException.of(MPI.ERR_COUNT, op + ": " + count + " x " + type + " is more than 2 GiB packed");
+            }
+            MemorySegment packed = MemorySegment.ofArray(new byte[(int) bytes]);
+            Region r = new Region(packed, 0, bytes, bools, boolLo);
+            r.boolStage = stage;
+            r.type = type;
+            r.user = user;
+            r.userOff = off;
+            r.count = count;
+            r.op = op;
+            if (mode == SEND || mode == INOUT) {
+                r.refill();
+            } else {
+                Convertor.forUnpack(type.ddt, count, user, off); // checks the receive buffer's bounds now
+            }
+            return r;
+        } catch (DatatypeException e) {
+            throw Datatype.error(e, op);
+        }
     }
 
     private static Region bufferRegion(Buffer b, long bytes, String op) throws MPIException {
@@ -118,6 +237,18 @@ final class Buffers {
                     + (seg.byteSize() - off) + " bytes) is too small for " + bytes + " bytes");
         }
         return new Region(seg, off, bytes, null, 0);
+    }
+
+    private static void checkArray(Object buf, Datatype type, String op) throws MPIException {
+        int kind = arrayKind(buf);
+        if (kind == -1) {
+            throw MPIException.of(MPI.ERR_BUFFER, op + ": buf must be a Java primitive array or an NIO buffer, not "
+                    + buf.getClass().getName());
+        }
+        if (!compatible(kind, type)) {
+            throw MPIException.of(MPI.ERR_TYPE, op + ": datatype " + type + " does not match buf of type "
+                    + buf.getClass().getSimpleName());
+        }
     }
 
     private static MemorySegment arraySegment(Object a) {
@@ -156,8 +287,10 @@ final class Buffers {
         };
     }
 
-    private static boolean compatible(int arrayKind, int typeKind) {
-        if (arrayKind == typeKind) return true;
-        return arrayKind == Datatype.K_BYTE && typeKind == Datatype.K_PACKED;
+    /** Arrays of the base type; byte[] for PACKED; int[] also for INT2 (pairs of ints). */
+    private static boolean compatible(int arrayKind, Datatype type) {
+        if (arrayKind == type.kind) return true;
+        if (type.pairKind == Datatype.K_INT && type.sizeBytes == 8) return arrayKind == Datatype.K_INT;
+        return arrayKind == Datatype.K_BYTE && type.kind == Datatype.K_PACKED;
     }
 }

@@ -194,13 +194,10 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("sendRecvReplace", sendtag);
         checkSource("sendRecvReplace", source);
         checkRecvTag("sendRecvReplace", recvtag);
-        Buffers.Region g = region(buf, count, type, "sendRecvReplace", true);
+        Buffers.Region g = region(buf, count, type, "sendRecvReplace", Buffers.INOUT);
         byte[] copy = new byte[(int) g.bytes];
         if (g.bytes > 0) MemorySegment.copy(g.seg, g.off, MemorySegment.ofArray(copy), 0, g.bytes);
         Buffers.Region s = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);
-        if (buf instanceof boolean[] z) {
-            for (int i = 0; i < copy.length; i++) copy[i] = (byte) (z[i] ? 1 : 0);
-        }
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
         engine.await(sr);
@@ -256,8 +253,8 @@ public class Comm implements Freeable, Cloneable {
         check("iRecv");
         checkSource("iRecv", source);
         checkRecvTag("iRecv", tag);
-        Buffers.Region g = direct(buf, count, type, "iRecv");
-        return new Request(startRecv(g, source, tag), this, null);
+        Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.RECV);
+        return new Request(startRecv(g, source, tag), this, g);
     }
 
     private Request nonBlockingSend(String op, Buffer buf, int count, Datatype type, int dest, int tag, int mode)
@@ -283,6 +280,7 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("bSendInit", tag);
         Buffers.Region g = direct(buf, count, type, "bSendInit");
         return new Prequest(this, null, () -> {
+            g.refill();
             bufferedSend("bSendInit", g, dest, tag);
             return engine.completedRequest(org.ftmpi.p2p.Request.Kind.SEND, dest, tag, g.bytes);
         });
@@ -303,8 +301,8 @@ public class Comm implements Freeable, Cloneable {
         check("recvInit");
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
-        Buffers.Region g = direct(buf, count, type, "recvInit");
-        return new Prequest(this, null, () -> {
+        Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.RECV);
+        return new Prequest(this, g, () -> {
             check("start");
             return startRecv(g, source, tag);
         });
@@ -318,6 +316,7 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = direct(buf, count, type, op);
         return new Prequest(this, null, () -> {
             check("start");
+            g.refill();
             return startSend(g, dest, tag, mode);
         });
     }
@@ -586,7 +585,7 @@ public class Comm implements Freeable, Cloneable {
             return m;
         }
 
-        void done() {
+        void done() throws MPIException {
             region.finishReceive();
         }
     }
@@ -594,7 +593,7 @@ public class Comm implements Freeable, Cloneable {
     final Buf buf(Object b, int count, Datatype type, String op, String arg) throws MPIException {
         checkCount(op, arg == null ? "count" : arg, count);
         try {
-            return new Buf(region(b, count, type, op, true));
+            return new Buf(region(b, count, type, op, Buffers.INOUT));
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -713,7 +712,7 @@ public class Comm implements Freeable, Cloneable {
             throws MPIException {
         if (op == null) throw MPIException.of(MPI.ERR_OP, "reduceLocal: op is null");
         Buffers.Region in = Buffers.region(inBuf, count, type, "reduceLocal", false);
-        Buffers.Region io = Buffers.region(inOutBuf, count, type, "reduceLocal", true);
+        Buffers.Region io = Buffers.region(inOutBuf, count, type, "reduceLocal", Buffers.INOUT);
         Buf a = new Buf(in), b = new Buf(io);
         op.reduceLocal(type, a.seg, b.seg, count, "reduceLocal");
         b.done();
@@ -997,42 +996,37 @@ public class Comm implements Freeable, Cloneable {
         return (int) t;
     }
 
-    // ------------------------------------------------------------------ pack (predefined types)
+    // ------------------------------------------------------------------ pack
 
     /** MPI_PACK: packs {@code incount} elements into {@code outbuf} at {@code position}; returns the new position. */
     public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position) throws MPIException {
         check("pack");
-        Buffers.Region g = region(inbuf, incount, type, "pack", false);
-        if (outbuf == null) throw raise(MPI.ERR_BUFFER, "pack: outbuf is null");
-        if (position < 0 || position + g.bytes > outbuf.length) {
-            throw raise(MPI.ERR_TRUNCATE, "pack: outbuf (byte[" + outbuf.length + "]) has no room for "
-                    + g.bytes + " bytes at position " + position);
+        try {
+            return Packing.pack(inbuf, incount, type, org.ftmpi.ddt.PackOptions.NATIVE, outbuf, position, "pack");
+        } catch (MPIException e) {
+            throw handle(e);
         }
-        MemorySegment.copy(g.seg, g.off, MemorySegment.ofArray(outbuf), position, g.bytes);
-        return position + (int) g.bytes;
     }
 
     /** MPI_UNPACK: unpacks {@code outcount} elements from {@code inbuf} at {@code position}; returns the new position. */
     public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount, Datatype type)
             throws MPIException {
         check("unpack");
-        Buffers.Region g = region(outbuf, outcount, type, "unpack", true);
-        if (inbuf == null) throw raise(MPI.ERR_BUFFER, "unpack: inbuf is null");
-        if (position < 0 || position + g.bytes > inbuf.length) {
-            throw raise(MPI.ERR_TRUNCATE, "unpack: inbuf (byte[" + inbuf.length + "]) holds fewer than "
-                    + g.bytes + " bytes after position " + position);
+        try {
+            return Packing.unpack(inbuf, position, outbuf, outcount, type, org.ftmpi.ddt.PackOptions.NATIVE, "unpack");
+        } catch (MPIException e) {
+            throw handle(e);
         }
-        MemorySegment.copy(MemorySegment.ofArray(inbuf), position, g.seg, g.off, g.bytes);
-        g.finishReceive();
-        return position + (int) g.bytes;
     }
 
     /** MPI_PACK_SIZE: bytes needed to pack {@code incount} elements of {@code type}. */
     public final int packSize(int incount, Datatype type) throws MPIException {
         check("packSize");
-        if (incount < 0) throw raise(MPI.ERR_COUNT, "packSize: incount is negative (" + incount + ")");
-        if (type == null || type.isNull()) throw raise(MPI.ERR_TYPE, "packSize: datatype is null");
-        return incount * type.sizeBytes;
+        try {
+            return Packing.size(incount, type, "packSize");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
     }
 
     // ------------------------------------------------------------------ non-blocking collectives
@@ -1304,8 +1298,13 @@ public class Comm implements Freeable, Cloneable {
 
     /** {@link Buffers#region}, with argument errors going through the error handler. */
     final Buffers.Region region(Object buf, int count, Datatype type, String op, boolean receive) throws MPIException {
+        return region(buf, count, type, op, receive ? Buffers.RECV : Buffers.SEND);
+    }
+
+    /** {@link Buffers#region} in a {@link Buffers#SEND}/{@link Buffers#RECV}/{@link Buffers#INOUT} role. */
+    final Buffers.Region region(Object buf, int count, Datatype type, String op, int mode) throws MPIException {
         try {
-            return Buffers.region(buf, count, type, op, receive);
+            return Buffers.region(buf, count, type, op, mode);
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -1313,8 +1312,12 @@ public class Comm implements Freeable, Cloneable {
 
     /** {@link Buffers#direct}, with argument errors going through the error handler. */
     final Buffers.Region direct(Buffer buf, int count, Datatype type, String op) throws MPIException {
+        return direct(buf, count, type, op, Buffers.SEND);
+    }
+
+    final Buffers.Region direct(Buffer buf, int count, Datatype type, String op, int mode) throws MPIException {
         try {
-            return Buffers.direct(buf, count, type, op);
+            return Buffers.direct(buf, count, type, op, mode);
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -1347,7 +1350,11 @@ public class Comm implements Freeable, Cloneable {
     Status received(org.ftmpi.p2p.Request r, Buffers.Region g, String op) throws MPIException {
         int err = r.errorClass();
         if (err == ErrorClass.SUCCESS) {
-            g.finishReceive();
+            try {
+                g.finishReceive(r.byteCount());
+            } catch (MPIException e) {
+                throw handle(e);
+            }
             return new Status(r.source(), r.tag(), MPI.SUCCESS, r.isCancelled(), r.byteCount());
         }
         throw raise(new P2pException(err, r.errorMessage(), r.failedRank()), op);

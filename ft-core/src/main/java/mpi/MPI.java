@@ -99,6 +99,23 @@ public final class MPI {
     public static final Datatype FLOAT_COMPLEX = new Datatype(Datatype.K_FLOAT, 8, 4, "MPI.FLOAT_COMPLEX");
     public static final Datatype DOUBLE_COMPLEX = new Datatype(Datatype.K_DOUBLE, 16, 8, "MPI.DOUBLE_COMPLEX");
 
+    /** MINLOC/MAXLOC pair types (value, int index); base type {@code BYTE}, used with {@link #int2} ... */
+    public static final Datatype INT2 = new Datatype(org.ftmpi.ddt.Datatype.INT2, Datatype.K_INT, "MPI.INT2");
+    public static final Datatype SHORT_INT = new Datatype(org.ftmpi.ddt.Datatype.SHORT_INT, Datatype.K_SHORT, "MPI.SHORT_INT");
+    public static final Datatype LONG_INT = new Datatype(org.ftmpi.ddt.Datatype.LONG_INT, Datatype.K_LONG, "MPI.LONG_INT");
+    public static final Datatype FLOAT_INT = new Datatype(org.ftmpi.ddt.Datatype.FLOAT_INT, Datatype.K_FLOAT, "MPI.FLOAT_INT");
+    public static final Datatype DOUBLE_INT = new Datatype(org.ftmpi.ddt.Datatype.DOUBLE_INT, Datatype.K_DOUBLE, "MPI.DOUBLE_INT");
+
+    /** Struct objects to read and write the pair types in byte buffers. */
+    public static final Int2 int2 = new Int2();
+    public static final ShortInt shortInt = new ShortInt();
+    public static final LongInt longInt = new LongInt();
+    public static final FloatInt floatInt = new FloatInt();
+    public static final DoubleInt doubleInt = new DoubleInt();
+
+    /** Array orders of {@link Datatype#createSubarray}. */
+    public static final int ORDER_C = 0, ORDER_FORTRAN = 1;
+
     public static final Errhandler ERRORS_ARE_FATAL = new Errhandler(true, "MPI.ERRORS_ARE_FATAL");
     public static final Errhandler ERRORS_RETURN = new Errhandler(false, "MPI.ERRORS_RETURN");
 
@@ -108,6 +125,9 @@ public final class MPI {
             LOR = new Op(Op.LOR, "MPI.LOR"), BOR = new Op(Op.BOR, "MPI.BOR"),
             LXOR = new Op(Op.LXOR, "MPI.LXOR"), BXOR = new Op(Op.BXOR, "MPI.BXOR"),
             REPLACE = new Op(Op.REPLACE, "MPI.REPLACE"), NO_OP = new Op(Op.NO_OP, "MPI.NO_OP");
+
+    /** Minimum / maximum value with the (lowest) index where it occurs; for INT2 ... DOUBLE_INT. */
+    public static final Op MINLOC = new Op(Op.MINLOC, "MPI.MINLOC"), MAXLOC = new Op(Op.MAXLOC, "MPI.MAXLOC");
 
     public static final Group GROUP_EMPTY = Group.empty();
 
@@ -283,6 +303,34 @@ public final class MPI {
             bsendBuffer = buffer;
             bsendUsed = 0;
         }
+    }
+
+    // ------------------------------------------------------------------ external32 packing (ext)
+
+    /**
+     * MPI_PACK_EXTERNAL *(ext: not in Open MPI's Java bindings)*: packs {@code incount} elements
+     * of {@code inbuf} into {@code outbuf} at {@code position} in representation {@code datarep}
+     * ("external32": big-endian, no padding); returns the new position. Errors are thrown (no
+     * communicator is involved): ERR_ARG for another datarep, ERR_TYPE, ERR_COUNT, ERR_BUFFER,
+     * ERR_TRUNCATE when {@code outbuf} has no room.
+     */
+    public static int packExternal(String datarep, Object inbuf, int incount, Datatype type, byte[] outbuf,
+                                   int position) throws MPIException {
+        return Packing.pack(inbuf, incount, type, Packing.datarep(datarep, "packExternal"), outbuf, position,
+                "packExternal");
+    }
+
+    /** MPI_UNPACK_EXTERNAL *(ext)*: the inverse of {@link #packExternal}; returns the new position. */
+    public static int unpackExternal(String datarep, byte[] inbuf, int position, Object outbuf, int outcount,
+                                     Datatype type) throws MPIException {
+        return Packing.unpack(inbuf, position, outbuf, outcount, type, Packing.datarep(datarep, "unpackExternal"),
+                "unpackExternal");
+    }
+
+    /** MPI_PACK_EXTERNAL_SIZE *(ext)*: bytes {@code incount} elements of {@code type} take in {@code datarep}. */
+    public static int packExternalSize(String datarep, int incount, Datatype type) throws MPIException {
+        Packing.datarep(datarep, "packExternalSize");
+        return Packing.size(incount, type, "packExternalSize");
     }
 
     /** MPI_BUFFER_DETACH: waits until every buffered message has left, then returns the buffer. */

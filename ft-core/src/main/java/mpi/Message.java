@@ -80,8 +80,8 @@ public final class Message {
                     MPI.ANY_TAG, 0), comm, null);
         }
         Engine.Probed p = take("imRecv");
-        Buffers.Region g = comm.direct(buf, count, type, "imRecv");
-        return new Request(comm.engine.receiveMatched(p, g.seg, g.off, g.bytes), comm, null);
+        Buffers.Region g = comm.direct(buf, count, type, "imRecv", Buffers.RECV);
+        return new Request(comm.engine.receiveMatched(p, g.seg, g.off, g.bytes), comm, g);
     }
 
     private Engine.Probed take(String op) throws MPIException {

@@ -26,7 +26,7 @@ import org.ftmpi.p2p.P2pException;
  */
 public final class Op implements Freeable {
     static final int MAX = 1, MIN = 2, SUM = 3, PROD = 4, LAND = 5, BAND = 6, LOR = 7, BOR = 8, LXOR = 9,
-            BXOR = 10, REPLACE = 11, NO_OP = 12;
+            BXOR = 10, REPLACE = 11, NO_OP = 12, MINLOC = 13, MAXLOC = 14;
 
     private final int code;
     private final String name;
@@ -93,18 +93,64 @@ public final class Op implements Freeable {
         if (code == REPLACE || code == NO_OP) {
             throw MPIException.of(MPI.ERR_OP, op + ": op " + name + " is only for one-sided accumulate operations");
         }
-        boolean complex = type.baseCount() == 2;
+        if (code == MINLOC || code == MAXLOC || type.pairKind != 0) return locReducer(type, op);
+        boolean complex = type.complex;
         if (!applies(code, type.kind) || (complex && code != SUM && code != PROD)) {
             throw MPIException.of(MPI.ERR_OP, op + ": op " + name + " is not defined for datatype " + type);
         }
+        if (!type.isHomogeneous()) {
+            throw MPIException.of(MPI.ERR_OP, op + ": op " + name + " is not defined for datatype " + type
+                    + ": it mixes basic types (predefined operations apply to derived types of one basic type)");
+        }
         int kind = type.kind;
         int c = code;
+        // a derived type's packed instance is sizeBytes / baseBytes base elements (pairs of them if complex)
+        int per = type.sizeBytes / type.baseBytes / (complex ? 2 : 1);
         return new Bound(type, true) {
             @Override
             void run(MemorySegment in, MemorySegment inout, int count) {
-                if (complex) complex(c, kind, in, inout, count);
-                else predefined(c, kind, in, inout, count);
+                if (complex) complex(c, kind, in, inout, count * per);
+                else predefined(c, kind, in, inout, count * per);
             }
+        };
+    }
+
+    /** MINLOC/MAXLOC on a pair type: packed pairs of (value, int index), the value first. */
+    private Reducer locReducer(Datatype type, String op) throws MPIException {
+        if ((code != MINLOC && code != MAXLOC) || type.pairKind == 0) {
+            throw MPIException.of(MPI.ERR_OP, op + ": op " + name + " is not defined for datatype " + type
+                    + (type.pairKind == 0 ? " (MINLOC/MAXLOC take MPI.INT2, SHORT_INT, LONG_INT, FLOAT_INT or DOUBLE_INT)"
+                                          : " (pair types take only MINLOC and MAXLOC)"));
+        }
+        int kind = type.pairKind;
+        long vs = type.sizeBytes - 4;
+        long stride = type.sizeBytes;
+        boolean min = code == MINLOC;
+        return new Bound(type, true) {
+            @Override
+            void run(MemorySegment in, MemorySegment io, int count) {
+                for (int i = 0; i < count; i++) {
+                    long at = i * stride;
+                    int c = compare(kind, in, io, at);
+                    int ia = in.get(JAVA_INT_UNALIGNED, at + vs), ib = io.get(JAVA_INT_UNALIGNED, at + vs);
+                    if (min ? c < 0 : c > 0) {
+                        MemorySegment.copy(in, at, io, at, stride);
+                    } else if (c == 0 && ia < ib) {
+                        io.set(JAVA_INT_UNALIGNED, at + vs, ia);
+                    }
+                }
+            }
+        };
+    }
+
+    /** Compares the values of pair {@code at} in {@code a} and {@code b}. */
+    private static int compare(int kind, MemorySegment a, MemorySegment b, long at) {
+        return switch (kind) {
+            case Datatype.K_FLOAT -> Float.compare(a.get(JAVA_FLOAT_UNALIGNED, at), b.get(JAVA_FLOAT_UNALIGNED, at));
+            case Datatype.K_DOUBLE -> Double.compare(a.get(JAVA_DOUBLE_UNALIGNED, at), b.get(JAVA_DOUBLE_UNALIGNED, at));
+            case Datatype.K_SHORT -> Short.compare(a.get(JAVA_SHORT_UNALIGNED, at), b.get(JAVA_SHORT_UNALIGNED, at));
+            case Datatype.K_LONG -> Long.compare(a.get(JAVA_LONG_UNALIGNED, at), b.get(JAVA_LONG_UNALIGNED, at));
+            default -> Integer.compare(a.get(JAVA_INT_UNALIGNED, at), b.get(JAVA_INT_UNALIGNED, at));
         };
     }
 

@@ -81,7 +81,13 @@ public class Request implements Freeable {
         deactivate();
         int err = o.errorClass();
         Status s = new Status(o.source(), o.tag(), err, o.isCancelled(), o.byteCount());
-        if (region != null && err == ErrorClass.SUCCESS) region.finishReceive();
+        if (region != null && err == ErrorClass.SUCCESS) {
+            try {
+                region.finishReceive(o.byteCount());
+            } catch (MPIException e) {
+                throw comm.handle(e);
+            }
+        }
         if (err != ErrorClass.SUCCESS) {
             throw comm.raise(new P2pException(err, o.errorMessage(), o.failedRank()), "wait");
         }

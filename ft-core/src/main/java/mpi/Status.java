@@ -19,9 +19,8 @@ public final class Status {
 
     /** Number of received entries of {@code datatype}, or {@code MPI.UNDEFINED} if not whole. */
     public int getCount(Datatype datatype) throws MPIException {
-        if (datatype == null || datatype.isNull()) {
-            throw MPIException.of(MPI.ERR_TYPE, "getCount: datatype is null");
-        }
+        if (datatype == null) throw MPIException.of(MPI.ERR_TYPE, "getCount: datatype is null");
+        datatype.checkComm("getCount");
         if (datatype.sizeBytes == 0) return bytes == 0 ? 0 : MPI.UNDEFINED;
         if (bytes % datatype.sizeBytes != 0) return MPI.UNDEFINED;
         long n = bytes / datatype.sizeBytes;
@@ -30,9 +29,9 @@ public final class Status {
 
     /** Number of received basic elements of {@code datatype}. */
     public int getElements(Datatype datatype) throws MPIException {
-        if (datatype == null || datatype.isNull()) {
-            throw MPIException.of(MPI.ERR_TYPE, "getElements: datatype is null");
-        }
+        if (datatype == null) throw MPIException.of(MPI.ERR_TYPE, "getElements: datatype is null");
+        datatype.checkComm("getElements");
+        if (datatype.derived || datatype.pairKind != 0) return datatype.elements(bytes);
         if (datatype.baseBytes == 0) return bytes == 0 ? 0 : MPI.UNDEFINED;
         if (bytes % datatype.baseBytes != 0) return MPI.UNDEFINED;
         return (int) (bytes / datatype.baseBytes);

@@ -28,10 +28,11 @@ class LauncherSystemTest {
 
     @Test
     void openMpiJavaProgramsCompileWithMpijavacAndRunUnchanged(@TempDir Path dir) throws Exception {
-        for (String name : List.of("Ring", "PingPong", "ProbeAny")) {
+        for (String name : List.of("Ring", "PingPong", "ProbeAny", "VectorStruct")) {
             Files.copy(Launch.ROOT.resolve("examples/openmpi-java/" + name + ".java"), dir.resolve(name + ".java"));
         }
-        Launch.Result c = Launch.run(dir, 120, "mpijavac", "Ring.java", "PingPong.java", "ProbeAny.java");
+        Launch.Result c = Launch.run(dir, 120, "mpijavac", "Ring.java", "PingPong.java", "ProbeAny.java",
+                "VectorStruct.java");
         assertEquals(0, c.exit(), c.toString());
 
         Launch.Result ring = Launch.run(dir, 120, "ftmpirun", "-np", "4", "java", "Ring");
@@ -51,6 +52,13 @@ class LauncherSystemTest {
         Launch.Result probe = Launch.run(dir, 120, "ftmpirun", "-np", "4", "ProbeAny");
         assertEquals(0, probe.exit(), probe.toString());
         assertTrue(probe.out().contains("total 6000"), probe.toString());
+
+        Launch.Result vs = Launch.run(dir, 120, "ftmpirun", "-np", "4", "java", "VectorStruct");
+        assertEquals(0, vs.exit(), vs.toString());
+        for (int rank = 1; rank < 4; rank++) {
+            assertTrue(vs.out().contains("rank " + rank + ": column " + rank + " and 5 particles OK"), vs.toString());
+        }
+        assertTrue(vs.out().contains("VectorStruct: all ranks OK"), vs.toString());
     }
 
     @Test
