@@ -85,7 +85,7 @@ Install a JDK >= 25 or set FTMPI_JAVA_HOME to one."
 }
 
 # Library class path: module jars (or target/classes when FTMPI_DEV_CLASSES=1 or no jar), then
-# target/lib/*.jar.
+# target/lib/*.jar and */target/lib/*.jar.
 ftmpi_build_cp() {
     local m jar found cp="" have_core=""
     for m in ddt-engine ft-core shm-transport rdma-transport collectives-tuner bench examples; do
@@ -109,7 +109,9 @@ ftmpi_build_cp() {
         fi
     done
     [ -n "$have_core" ] || ftmpi_die "FT-MPI/J is not built yet: run \`mvn -B package -DskipTests\` in $FTMPI_ROOT"
-    for jar in "$FTMPI_ROOT"/target/lib/*.jar; do
+    # Third-party runtime jars: target/lib/ of the root, then each module's target/lib/ (for
+    # example shm-transport's Chronicle Bytes, copied there by `mvn package`).
+    for jar in "$FTMPI_ROOT"/target/lib/*.jar "$FTMPI_ROOT"/*/target/lib/*.jar; do
         [ -f "$jar" ] && cp=$cp:$jar
     done
     FTMPI_LIB_CP=$cp

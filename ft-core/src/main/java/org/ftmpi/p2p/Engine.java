@@ -47,6 +47,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final Transport[] route;
     private final int[] eagerLimit;
     private final int[] fragment;
+    /** Per destination: smallest native DATA fragment sent with {@link Transport#sendPinned}. */
+    private final int[] pinnedMin;
     private final long[] sequence;
     private final boolean[] peerFailed;
     private final String[] peerFailure;
@@ -87,6 +89,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         route = new Transport[size];
         eagerLimit = new int[size];
         fragment = new int[size];
+        pinnedMin = new int[size];
         for (int r = 0; r < size; r++) {
             for (Transport t : transports) {
                 if (t.reaches(r) && (route[r] == null || t.limits().exclusivity() > route[r].limits().exclusivity())) {
@@ -100,6 +103,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
             eagerLimit[r] = route[r].limits().eagerLimitBytes();
             fragment[r] = route[r].limits().maxFragmentBytes();
+            pinnedMin[r] = route[r].limits().singleCopyMinBytes();
         }
         sequence = new long[size];
         peerFailed = new boolean[size];
@@ -512,7 +516,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (r == null) return;
         long at = FrameHeader.length(h);
         long n = payload.byteSize();
-        MemorySegment.copy(payload, 0, r.memory, r.offset + at, n);
+        if ((FrameHeader.flags(h) & FrameHeader.FLAG_PLACED) == 0) {
+            MemorySegment.copy(payload, 0, r.memory, r.offset + at, n);
+        }
         r.received += n;
         if (r.received >= r.expected) {
             byId.remove(r.id);
@@ -520,7 +526,26 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
-    /** Streams DATA fragments of matched rendezvous sends while the transports take them. */
+    /**
+     * Where the DATA fragment {@code h} lands in its receive request's memory (the transport
+     * may copy it there itself), or null when no request expects it.
+     */
+    @Override
+    public MemorySegment placement(int peer, MemorySegment h) {
+        if (FrameHeader.type(h) != FrameHeader.DATA || peerFailed[peer]) return null;
+        Request r = byId.get(FrameHeader.recvRequest(h));
+        if (r == null || r.peerWorld != peer) return null;
+        long at = FrameHeader.length(h);
+        int n = FrameHeader.payloadLength(h);
+        if (at < 0 || n < 0 || at + n > r.expected) return null;
+        return r.memory.asSlice(r.offset + at, n);
+    }
+
+    /**
+     * Streams DATA fragments of matched rendezvous sends while the transports take them. Large
+     * fragments of native memory go through {@link Transport#sendPinned}; such a send completes
+     * only once the transport has {@link Transport#released released} its memory.
+     */
     private int pump() {
         int work = 0;
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
@@ -535,8 +560,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             try {
                 while (s.sent < s.toSend && t.backlogBytes(peer) < frag) {
                     int n = (int) Math.min(frag, s.toSend - s.sent);
-                    writeFrame(peer, FrameHeader.DATA, 0, 0, 0, 0, s.id, s.remoteId, s.sent,
-                            s.memory, s.offset + s.sent, n);
+                    if (n >= pinnedMin[peer] && s.memory.isNative()) {
+                        FrameHeader.write(header, FrameHeader.DATA, 0, 0, 0, 0, n, sequence[peer]++,
+                                s.id, s.remoteId, s.sent);
+                        t.sendPinned(peer, header, s.memory, s.offset + s.sent, n);
+                        s.pinned = true;
+                    } else {
+                        writeFrame(peer, FrameHeader.DATA, 0, 0, 0, 0, s.id, s.remoteId, s.sent,
+                                s.memory, s.offset + s.sent, n);
+                    }
                     s.sent += n;
                     work++;
                 }
@@ -545,7 +577,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 it.remove();
                 continue;
             }
-            if (s.sent >= s.toSend) {
+            if (s.sent >= s.toSend && (!s.pinned || t.released(peer))) {
                 it.remove();
                 s.succeed(s.peer, s.tag, s.capacity);
             }

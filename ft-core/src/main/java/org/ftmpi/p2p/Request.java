@@ -35,6 +35,7 @@ public final class Request {
     long remoteId;     // SEND: receiver's request id after CTS
     long toSend;       // SEND rendezvous: bytes the receiver wants
     long sent;
+    boolean pinned;    // SEND rendezvous: some fragment went through Transport.sendPinned
     long expected;     // RECV rendezvous: bytes announced to arrive
     long received;
     boolean truncated;

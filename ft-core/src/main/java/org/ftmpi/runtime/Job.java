@@ -108,6 +108,7 @@ final class Job implements Controller.Events {
             t.join(2_000);
         }
         controller.close();
+        removeSharedMemory();
         int code;
         synchronized (this) {
             code = forcedCode != null ? forcedCode : firstNonZero;
@@ -317,6 +318,13 @@ final class Job implements Controller.Events {
         waitGone(targets, KILL_GRACE_MS);
         targets.forEach(ProcessHandle::destroyForcibly);
         waitGone(targets, 1_000);
+        removeSharedMemory();
+    }
+
+    /** Job-end hook: removes the job's shared-memory files (also those of killed ranks). */
+    private void removeSharedMemory() {
+        int n = SharedMemoryFiles.removeAll(SharedMemoryFiles.dir(spec.options()), jobId);
+        if (n > 0) console.log("removed " + n + " shared-memory file(s) of the job");
     }
 
     private static void waitGone(List<ProcessHandle> targets, long ms) {

@@ -49,6 +49,9 @@ public final class FrameHeader {
     public static final byte DATA = 5;
     public static final byte SYNC_ACK = 6;
 
+    /** Flag: the payload is already in the receiver's buffer (see {@link FrameSink#placement}). */
+    public static final short FLAG_PLACED = 1;
+
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
     public static final int FLAGS_OFFSET = 2;
@@ -69,6 +72,8 @@ public final class FrameHeader {
 
     public static byte version(MemorySegment h) { return h.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET); }
     public static byte type(MemorySegment h) { return h.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET); }
+    public static short flags(MemorySegment h) { return h.get(ValueLayout.JAVA_SHORT_UNALIGNED, FLAGS_OFFSET); }
+    public static void flags(MemorySegment h, short flags) { h.set(ValueLayout.JAVA_SHORT_UNALIGNED, FLAGS_OFFSET, flags); }
     public static int context(MemorySegment h) { return h.get(INT, CONTEXT_OFFSET); }
     public static int source(MemorySegment h) { return h.get(INT, SOURCE_OFFSET); }
     public static int tag(MemorySegment h) { return h.get(INT, TAG_OFFSET); }

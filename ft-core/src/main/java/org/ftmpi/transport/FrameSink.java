@@ -17,6 +17,16 @@ public interface FrameSink {
      */
     void onFrame(int peer, MemorySegment header, MemorySegment payload);
 
+    /**
+     * Where the payload of the DATA frame {@code header} belongs, so that a transport can place
+     * it there directly; {@code null} when the sink does not know (then the transport hands the
+     * payload to {@link #onFrame} as usual). A transport that did place the payload passes that
+     * same segment to {@link #onFrame} with {@link FrameHeader#FLAG_PLACED} set in the header.
+     */
+    default MemorySegment placement(int peer, MemorySegment header) {
+        return null;
+    }
+
     /** The connection to {@code peer} failed; the peer must be treated as unreachable. */
     void onPeerLost(int peer, String cause);
 }

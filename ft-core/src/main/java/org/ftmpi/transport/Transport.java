@@ -34,6 +34,26 @@ public interface Transport extends AutoCloseable {
     void send(int worldRank, MemorySegment header, MemorySegment payload, long offset, int length)
             throws IOException;
 
+    /**
+     * Sends one DATA frame whose payload (native memory) the caller keeps alive and unchanged
+     * until {@link #released(int)} returns true for {@code worldRank}: the transport may let the
+     * receiver copy it straight from there (single copy). The engine calls this only for
+     * fragments of at least {@link TransportLimits#singleCopyMinBytes()}. By default the same as
+     * {@link #send}.
+     */
+    default void sendPinned(int worldRank, MemorySegment header, MemorySegment payload, long offset, int length)
+            throws IOException {
+        send(worldRank, header, payload, offset, length);
+    }
+
+    /**
+     * Whether every payload given to {@link #sendPinned} for {@code worldRank} has been read, so
+     * that the caller may reuse that memory. By default always (nothing is kept pinned).
+     */
+    default boolean released(int worldRank) {
+        return true;
+    }
+
     /** Bytes accepted by {@link #send} but not yet handed to the wire, for {@code worldRank}. */
     long backlogBytes(int worldRank);
 

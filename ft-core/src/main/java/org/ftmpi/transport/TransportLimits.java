@@ -9,7 +9,20 @@ package org.ftmpi.transport;
  * @param latencyNs         expected one-way latency of a small frame
  * @param bandwidthBytesPerSec expected streaming bandwidth
  * @param exclusivity       higher wins when several transports reach the same peer
+ * @param singleCopyMinBytes smallest DATA fragment from native memory that the engine hands to
+ *                          {@link Transport#sendPinned} (the transport may then move it with a
+ *                          single copy straight into the receiver's buffer);
+ *                          {@link #NO_SINGLE_COPY} when the transport has no such path
  */
 public record TransportLimits(int eagerLimitBytes, int maxFragmentBytes, long latencyNs,
-                              long bandwidthBytesPerSec, int exclusivity) {
+                              long bandwidthBytesPerSec, int exclusivity, int singleCopyMinBytes) {
+
+    /** {@link #singleCopyMinBytes} of a transport that always copies through its own buffers. */
+    public static final int NO_SINGLE_COPY = Integer.MAX_VALUE;
+
+    /** Limits of a transport without a single-copy path. */
+    public TransportLimits(int eagerLimitBytes, int maxFragmentBytes, long latencyNs,
+                           long bandwidthBytesPerSec, int exclusivity) {
+        this(eagerLimitBytes, maxFragmentBytes, latencyNs, bandwidthBytesPerSec, exclusivity, NO_SINGLE_COPY);
+    }
 }

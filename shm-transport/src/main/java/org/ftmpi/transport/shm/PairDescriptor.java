@@ -1,0 +1,87 @@
+package org.ftmpi.transport.shm;
+
+/**
+ * Layout of the file shared by one pair of ranks {@code lo < hi} on one host:
+ * {@code <shm-dir>/ftmpi-<job id>-<lo>-<hi>}, mode 0600, created and space-reserved by
+ * {@code lo}, mapped by both, unlinked by {@code lo} as soon as {@code hi} has attached (the
+ * mappings stay valid; a job killed before that point is cleaned up by the launcher, which
+ * removes every file with the job's prefix).
+ *
+ * <pre>
+ *  +--------------------------------------------------------------+ 0
+ *  | magic 'FTSH' (int) release-stored last by lo when all is set  |
+ *  | layout version (int)                                          | 4
+ *  | job id (long)                                                 | 8
+ *  | ring capacity (int) | lo rank (int) | hi rank (int) | (pad)   | 16
+ *  +--------------------------------------------------------------+ 64
+ *  | side lo (64 bytes), see below                                 |
+ *  +--------------------------------------------------------------+ 128
+ *  | side hi (64 bytes)                                            |
+ *  +--------------------------------------------------------------+ 192
+ *  | (reserved)                                                    |
+ *  +--------------------------------------------------------------+ 512 = RINGS_OFFSET
+ *  | ring lo -> hi  (RingDescriptor, 512 + capacity bytes)         |
+ *  +--------------------------------------------------------------+
+ *  | ring hi -> lo  (RingDescriptor, 512 + capacity bytes)         |
+ *  +--------------------------------------------------------------+ rounded up to 64 KiB
+ *
+ *  side block:
+ *  +---------------------------+ 0   pid (long)
+ *  | state (int)               | 8   ATTACHED (1) once mapped, CLOSED (2) on close or
+ *  |                           |     when it found the pair broken (release-store)
+ *  | cma result (int)          | 12  0 = not yet; 1 = this side read the other side's probe
+ *  |                           |     with process_vm_readv; 2 = it could not
+ *  | probe address (long)      | 16  native address of an 8-byte token in this process
+ *  | probe token (long)        | 24  the token's value
+ *  +---------------------------+
+ * </pre>
+ */
+final class PairDescriptor {
+    static final int MAGIC = 0x48535446; // "FTSH" little-endian
+    static final int LAYOUT_VERSION = 1;
+
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 4;
+    static final int JOB_ID_OFFSET = 8;
+    static final int CAPACITY_OFFSET = 16;
+    static final int LO_RANK_OFFSET = 20;
+    static final int HI_RANK_OFFSET = 24;
+    static final int SIDE_OFFSET = 64;
+    static final int SIDE_BYTES = 64;
+    static final int RINGS_OFFSET = 512;
+
+    static final int SIDE_PID = 0;
+    static final int SIDE_STATE = 8;
+    static final int SIDE_CMA_RESULT = 12;
+    static final int SIDE_PROBE_ADDRESS = 16;
+    static final int SIDE_PROBE_TOKEN = 24;
+
+    static final int STATE_ATTACHED = 1;
+    static final int STATE_CLOSED = 2;
+    static final int CMA_OK = 1;
+    static final int CMA_FAILED = 2;
+
+    private static final long FILE_ROUNDING = 64 * 1024;
+
+    private PairDescriptor() {}
+
+    /** Offset of a side block: side 0 = lo, 1 = hi. */
+    static long side(int side) {
+        return SIDE_OFFSET + (long) side * SIDE_BYTES;
+    }
+
+    /** Offset of the ring written by {@code side} (0 = lo -> hi, 1 = hi -> lo). */
+    static long ring(int side, int capacity) {
+        return RINGS_OFFSET + side * RingDescriptor.ringBytes(capacity);
+    }
+
+    static long fileBytes(int capacity) {
+        long raw = RINGS_OFFSET + 2 * RingDescriptor.ringBytes(capacity);
+        return (raw + FILE_ROUNDING - 1) / FILE_ROUNDING * FILE_ROUNDING;
+    }
+
+    /** File name of the pair's segment. */
+    static String fileName(String jobPrefix, int lo, int hi) {
+        return jobPrefix + lo + "-" + hi;
+    }
+}

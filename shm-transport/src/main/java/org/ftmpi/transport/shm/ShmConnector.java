@@ -1,0 +1,164 @@
+package org.ftmpi.transport.shm;
+
+import static org.ftmpi.transport.shm.PairDescriptor.*;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.ftmpi.runtime.SharedMemoryFiles;
+
+/**
+ * Sets up the pair files of one rank during {@code connect}: creates (and reserves) the files
+ * it is the lower rank of, attaches to the others, probes cross-memory attach both ways, then
+ * unlinks the files it created. Every wait is bounded and sleeps (never a busy loop).
+ *
+ * <p><b>Note:</b> used once, by the connecting thread.
+ */
+final class ShmConnector {
+    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+
+    private final ShmConfig config;
+    private final long jobId;
+    private final int me;
+    private final long myPid;
+    private final MemorySegment probe;
+    private final long probeToken;
+    private final boolean cmaHere;
+    private final Posix.CmaScratch scratch;
+
+    ShmConnector(ShmConfig config, long jobId, int me, long myPid, MemorySegment probe, long probeToken,
+                 boolean cmaHere, Posix.CmaScratch scratch) {
+        this.config = config;
+        this.jobId = jobId;
+        this.me = me;
+        this.myPid = myPid;
+        this.probe = probe;
+        this.probeToken = probeToken;
+        this.cmaHere = cmaHere;
+        this.scratch = scratch;
+    }
+
+    private Path file(int lo, int hi) {
+        return config.dir().resolve(fileName(SharedMemoryFiles.prefix(jobId), lo, hi));
+    }
+
+    /** Connects to every listed peer; on failure closes whatever it mapped. */
+    ShmPair[] connect(int size, List<Integer> peers) throws IOException {
+        ShmPair[] pairs = new ShmPair[size];
+        MappedRegion[] regions = new MappedRegion[size];
+        List<Path> created = new ArrayList<>();
+        int cap = config.ringBytes();
+        long bytes = fileBytes(cap);
+        try {
+            for (int r : peers) {
+                if (r < me) continue;
+                Path p = file(me, r);
+                MappedRegion m = MappedRegion.create(p, bytes, config.unsafeAccess());
+                regions[r] = m;
+                created.add(p);
+                ControlWords w = m.words();
+                w.putIntPlain(VERSION_OFFSET, LAYOUT_VERSION);
+                w.putLongPlain(JOB_ID_OFFSET, jobId);
+                w.putIntPlain(CAPACITY_OFFSET, cap);
+                w.putIntPlain(LO_RANK_OFFSET, me);
+                w.putIntPlain(HI_RANK_OFFSET, r);
+                writeSide(w, side(0));
+                w.putIntRelease(MAGIC_OFFSET, MAGIC);
+            }
+            for (int r : peers) {
+                if (r > me) continue;
+                regions[r] = attach(file(r, me), bytes, r);
+                writeSide(regions[r].words(), side(1));
+            }
+            for (int r : peers) {
+                int mySide = r > me ? 0 : 1;
+                ControlWords w = regions[r].words();
+                long peerSide = side(1 - mySide);
+                await(() -> w.getIntAcquire(peerSide + SIDE_STATE), "rank " + r + " to attach");
+                long pid = w.getLongPlain(peerSide + SIDE_PID);
+                pairs[r] = new ShmPair(r, mySide, regions[r], cap, pid, myPid);
+                w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid) ? CMA_OK : CMA_FAILED);
+            }
+            for (int r : peers) {
+                ShmPair p = pairs[r];
+                ControlWords w = p.region.words();
+                await(() -> w.getIntAcquire(p.peerSide() + SIDE_CMA_RESULT), "rank " + r + " to probe");
+                p.peerReadsUs = config.cmaAllowed() && w.getIntAcquire(p.peerSide() + SIDE_CMA_RESULT) == CMA_OK;
+            }
+            for (Path p : created) Files.deleteIfExists(p);
+            return pairs;
+        } catch (IOException | RuntimeException e) {
+            for (MappedRegion m : regions) if (m != null) m.close();
+            for (Path p : created) Files.deleteIfExists(p);
+            throw e;
+        }
+    }
+
+    private void writeSide(ControlWords w, long side) {
+        w.putLongPlain(side + SIDE_PID, myPid);
+        w.putLongPlain(side + SIDE_PROBE_ADDRESS, probe.address());
+        w.putLongPlain(side + SIDE_PROBE_TOKEN, probeToken);
+        w.putIntRelease(side + SIDE_STATE, STATE_ATTACHED);
+    }
+
+    /** Waits for the lower rank's file, maps it and checks that it belongs to this pair. */
+    private MappedRegion attach(Path p, long bytes, int lo) throws IOException {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        int naps = 0;
+        while (!Files.exists(p) || Files.size(p) < bytes) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("rank " + lo + " did not create " + p + " within 60 s");
+            }
+            nap(naps++);
+        }
+        MappedRegion m = MappedRegion.open(p, bytes, config.unsafeAccess());
+        try {
+            ControlWords w = m.words();
+            await(() -> w.getIntAcquire(MAGIC_OFFSET) == MAGIC ? 1 : 0, "rank " + lo + " to initialise " + p);
+            if (w.getIntPlain(VERSION_OFFSET) != LAYOUT_VERSION || w.getLongPlain(JOB_ID_OFFSET) != jobId
+                    || w.getIntPlain(CAPACITY_OFFSET) != config.ringBytes()
+                    || w.getIntPlain(LO_RANK_OFFSET) != lo || w.getIntPlain(HI_RANK_OFFSET) != me) {
+                throw new IOException(p + " does not describe the pair (" + lo + ", " + me + ") of this job");
+            }
+            return m;
+        } catch (IOException | RuntimeException e) {
+            m.close();
+            throw e;
+        }
+    }
+
+    /** Whether this process can read the peer's probe token with process_vm_readv. */
+    private boolean probePeer(ControlWords w, long peerSide, long pid) {
+        if (!cmaHere || !config.cmaAllowed()) return false;
+        long address = w.getLongPlain(peerSide + SIDE_PROBE_ADDRESS);
+        long token = w.getLongPlain(peerSide + SIDE_PROBE_TOKEN);
+        MemorySegment got = Arena.ofAuto().allocate(8, 8);
+        int rc = Posix.processVmRead(scratch, pid, got, address, 8);
+        return rc == 0 && got.get(ValueLayout.JAVA_LONG, 0) == token;
+    }
+
+    private static void await(LongSupplier nonZero, String what) throws IOException {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        int naps = 0;
+        while (nonZero.getAsLong() == 0) {
+            if (System.nanoTime() > deadline) throw new IOException("gave up waiting for " + what + " (60 s)");
+            nap(naps++);
+        }
+    }
+
+    private static void nap(int naps) {
+        if (naps < 100) {
+            Thread.onSpinWait();
+        } else {
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(Math.min(1_000, 10L << Math.min(naps - 100, 7))));
+        }
+    }
+}

@@ -1,0 +1,318 @@
+package org.ftmpi.transport.shm;
+
+import static org.ftmpi.transport.shm.RingDescriptor.*;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.ftmpi.runtime.JobInfo;
+import org.ftmpi.transport.FrameHeader;
+import org.ftmpi.transport.FrameSink;
+import org.ftmpi.transport.Transport;
+import org.ftmpi.transport.TransportLimits;
+
+/**
+ * Shared-memory transport between ranks of one host: one mapped file per pair of ranks holding
+ * two single-producer/single-consumer rings ({@link PairDescriptor}, {@link RingDescriptor}).
+ * A frame is one ring record: the producer copies header and payload in, then release-stores
+ * its position; the consumer hands the record's memory to the sink (which copies it out) and
+ * then releases the room. Large fragments of native memory sent with {@link #sendPinned} travel
+ * as PINNED records (address and length): the receiver copies them straight from the sender's
+ * memory into its own buffer with {@code process_vm_readv} (single copy) when the start-up probe
+ * showed that the kernel allows it. Frames that find the ring full are copied into a backlog
+ * that {@link #progress()} flushes. {@link #progress()} never spins: it returns the work done
+ * and the engine's spin/yield/park idle strategy does the waiting.
+ *
+ * <p><b>Note:</b> not thread-safe; every method but the accessors runs under the engine's
+ * progress lock.
+ */
+final class ShmTransport implements Transport {
+    private static final int BATCH = 64;
+    private static final long LIVENESS_PERIOD_NS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final JobInfo pre;
+    private final FrameSink sink;
+    private final ShmConfig config;
+    private final TransportLimits limits;
+    private final byte[] endpoint;
+    private final String hostKey;
+    private final long myPid = ProcessHandle.current().pid();
+    private final boolean cmaHere;
+    private final Arena arena = Arena.ofShared();
+    private final Posix.CmaScratch scratch = new Posix.CmaScratch(arena);
+    private final MemorySegment probe = arena.allocate(8, 8);
+    private final MemorySegment header = arena.allocate(FrameHeader.BYTES, 8);
+    private ShmPair[] pairs = new ShmPair[0];
+    private final List<ShmPair> live = new ArrayList<>();
+    private boolean closed;
+
+    ShmTransport(JobInfo pre, FrameSink sink, ShmConfig config, String hostKey, boolean cmaHere) {
+        this.pre = pre;
+        this.sink = sink;
+        this.config = config;
+        this.hostKey = hostKey;
+        this.cmaHere = cmaHere && config.cmaAllowed();
+        this.limits = new TransportLimits(config.eagerLimitBytes(), config.maxFragmentBytes(), 300,
+                8_000_000_000L, 100, this.cmaHere ? config.singleCopyMinBytes() : TransportLimits.NO_SINGLE_COPY);
+        this.endpoint = (hostKey + "|" + myPid).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override public String name() { return "shm"; }
+    @Override public TransportLimits limits() { return limits; }
+    @Override public byte[] localEndpoint() { return endpoint.clone(); }
+
+    @Override
+    public void connect(JobInfo job) throws IOException {
+        List<Integer> peers = new ArrayList<>();
+        for (int r = 0; r < job.size(); r++) {
+            if (r == job.rank()) continue;
+            Map<String, byte[]> ep = job.endpoints().get(r);
+            byte[] e = ep == null ? null : ep.get("shm");
+            if (e == null) continue;
+            String s = new String(e, StandardCharsets.UTF_8);
+            if (s.substring(0, Math.max(0, s.lastIndexOf('|'))).equals(hostKey)) peers.add(r);
+        }
+        long token = ThreadLocalRandom.current().nextLong() | 1;
+        probe.set(ValueLayout.JAVA_LONG, 0, token);
+        ShmConnector c = new ShmConnector(config, job.jobId(), job.rank(), myPid, probe, token, cmaHere, scratch);
+        pairs = c.connect(job.size(), peers);
+        for (ShmPair p : pairs) {
+            if (p == null) continue;
+            live.add(p);
+            if (cmaHere) p.bounce = arena.allocate(config.maxFragmentBytes(), 64);
+        }
+    }
+
+    @Override
+    public boolean reaches(int worldRank) {
+        return worldRank >= 0 && worldRank < pairs.length && pairs[worldRank] != null;
+    }
+
+    @Override
+    public long backlogBytes(int worldRank) {
+        ShmPair p = reaches(worldRank) ? pairs[worldRank] : null;
+        return p == null ? 0 : p.backlogBytes;
+    }
+
+    private ShmPair usable(int worldRank) throws IOException {
+        ShmPair p = reaches(worldRank) ? pairs[worldRank] : null;
+        if (p == null) throw new IOException("no shared-memory connection to rank " + worldRank);
+        if (p.lost) throw new IOException("shared-memory connection to rank " + worldRank + " lost: " + p.lostCause);
+        return p;
+    }
+
+    @Override
+    public void send(int worldRank, MemorySegment h, MemorySegment payload, long offset, int length)
+            throws IOException {
+        ShmPair p = usable(worldRank);
+        if (length < 0 || length > config.maxFragmentBytes()) {
+            throw new IllegalArgumentException("frame payload of " + length + " bytes exceeds the shm fragment size "
+                    + config.maxFragmentBytes());
+        }
+        int record = frameRecordBytes(length);
+        if (p.backlog.isEmpty()) {
+            long at = p.out.claim(record);
+            if (at >= 0) {
+                MemorySegment seg = p.out.segment();
+                seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_FRAME);
+                MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+                if (length > 0) MemorySegment.copy(payload, offset, seg, at + RECORD_PAYLOAD_OFFSET, length);
+                p.out.publish(record);
+                return;
+            }
+        }
+        byte[] frame = new byte[FrameHeader.BYTES + length];
+        MemorySegment f = MemorySegment.ofArray(frame);
+        MemorySegment.copy(h, 0, f, 0, FrameHeader.BYTES);
+        if (length > 0) MemorySegment.copy(payload, offset, f, FrameHeader.BYTES, length);
+        p.backlog.add(new ShmPair.Pending(frame, 0, 0));
+        p.backlogBytes += frame.length;
+    }
+
+    @Override
+    public void sendPinned(int worldRank, MemorySegment h, MemorySegment payload, long offset, int length)
+            throws IOException {
+        ShmPair p = usable(worldRank);
+        if (!p.peerReadsUs || payload == null || !payload.isNative() || length < config.singleCopyMinBytes()
+                || length > config.maxFragmentBytes()) {
+            send(worldRank, h, payload, offset, length);
+            return;
+        }
+        long address = payload.asSlice(offset, length).address();
+        p.pinnedIssued++;
+        if (p.backlog.isEmpty() && writePinned(p, h, address, length)) return;
+        byte[] frame = new byte[FrameHeader.BYTES];
+        MemorySegment.copy(h, 0, MemorySegment.ofArray(frame), 0, FrameHeader.BYTES);
+        p.backlog.add(new ShmPair.Pending(frame, address, length));
+        p.backlogBytes += length;
+    }
+
+    private static boolean writePinned(ShmPair p, MemorySegment h, long address, int length) {
+        long at = p.out.claim(PINNED_RECORD_BYTES);
+        if (at < 0) return false;
+        MemorySegment seg = p.out.segment();
+        seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_PINNED);
+        MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+        seg.set(ValueLayout.JAVA_LONG, at + PINNED_ADDRESS_OFFSET, address);
+        seg.set(ValueLayout.JAVA_LONG, at + PINNED_LENGTH_OFFSET, length);
+        p.out.publish(PINNED_RECORD_BYTES);
+        return true;
+    }
+
+    @Override
+    public boolean released(int worldRank) {
+        ShmPair p = reaches(worldRank) ? pairs[worldRank] : null;
+        return p == null || p.lost || p.pinnedIssued == p.out.pinnedDoneAcquire();
+    }
+
+    @Override
+    public int progress() {
+        int work = 0;
+        for (int i = 0; i < live.size(); i++) {
+            ShmPair p = live.get(i);
+            if (p.lost) continue;
+            try {
+                if (!p.backlog.isEmpty()) work += flush(p);
+                work += poll(p);
+            } catch (IOException e) {
+                lose(p, e.getMessage());
+            }
+        }
+        return work;
+    }
+
+    private static int flush(ShmPair p) {
+        int work = 0;
+        ShmPair.Pending f;
+        MemorySegment seg = p.out.segment();
+        while ((f = p.backlog.peek()) != null) {
+            MemorySegment frame = MemorySegment.ofArray(f.frame());
+            if (f.pinned()) {
+                if (!writePinned(p, frame, f.pinnedAddress(), f.pinnedLength())) break;
+                p.backlogBytes -= f.pinnedLength();
+            } else {
+                int length = f.frame().length - FrameHeader.BYTES;
+                int record = frameRecordBytes(length);
+                long at = p.out.claim(record);
+                if (at < 0) break;
+                seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_FRAME);
+                MemorySegment.copy(frame, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, f.frame().length);
+                p.out.publish(record);
+                p.backlogBytes -= f.frame().length;
+            }
+            p.backlog.poll();
+            work++;
+        }
+        return work;
+    }
+
+    /** Hands up to {@link #BATCH} published records of the peer to the sink. */
+    private int poll(ShmPair p) throws IOException {
+        int frames = 0;
+        MemorySegment seg = p.in.segment();
+        while (frames < BATCH) {
+            long at = p.in.peek();
+            if (at < 0) {
+                if (frames == 0) idleCheck(p);
+                return frames;
+            }
+            p.idlePolls = 0;
+            int record = p.in.recordLength(at);
+            int kind = p.in.recordKind(at);
+            MemorySegment h = seg.asSlice(at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+            int plen = FrameHeader.payloadLength(h);
+            if (FrameHeader.version(h) != org.ftmpi.Version.WIRE || plen < 0 || plen > config.maxFragmentBytes()) {
+                throw new IOException("corrupt frame from rank " + p.peer + " (version " + FrameHeader.version(h)
+                        + ", payload " + plen + ")");
+            }
+            if (kind == KIND_FRAME) {
+                if (record != frameRecordBytes(plen)) {
+                    throw new IOException("corrupt record from rank " + p.peer + ": " + record + " bytes for "
+                            + plen + " payload bytes");
+                }
+                sink.onFrame(p.peer, h, seg.asSlice(at + RECORD_PAYLOAD_OFFSET, plen));
+            } else if (kind == KIND_PINNED && record == PINNED_RECORD_BYTES) {
+                readPinned(p, seg, at, h, plen);
+            } else {
+                throw new IOException("corrupt record kind " + kind + " from rank " + p.peer);
+            }
+            if (p.lost) return frames + 1;
+            p.in.consume(record);
+            frames++;
+        }
+        return frames;
+    }
+
+    /** Single copy: process_vm_readv from the sender's memory into the receive buffer. */
+    private void readPinned(ShmPair p, MemorySegment seg, long at, MemorySegment h, int plen) throws IOException {
+        long address = seg.get(ValueLayout.JAVA_LONG, at + PINNED_ADDRESS_OFFSET);
+        long length = seg.get(ValueLayout.JAVA_LONG, at + PINNED_LENGTH_OFFSET);
+        if (length != plen || p.bounce == null) {
+            throw new IOException("unexpected single-copy record from rank " + p.peer);
+        }
+        MemorySegment.copy(h, 0, header, 0, FrameHeader.BYTES);
+        MemorySegment target = sink.placement(p.peer, header);
+        boolean placed = target != null && target.isNative() && target.byteSize() == plen;
+        MemorySegment into = placed ? target : p.bounce.asSlice(0, plen);
+        int rc = Posix.processVmRead(scratch, p.peerPid, into, address, plen);
+        if (rc != 0) {
+            throw new IOException("process_vm_readv of " + plen + " bytes from rank " + p.peer + " failed (errno "
+                    + rc + ")");
+        }
+        p.in.pinnedRead();
+        if (placed) FrameHeader.flags(header, (short) (FrameHeader.flags(header) | FrameHeader.FLAG_PLACED));
+        sink.onFrame(p.peer, header, into);
+    }
+
+    /** With nothing to read: now and then, see whether the peer closed or its process is gone. */
+    private void idleCheck(ShmPair p) {
+        if ((++p.idlePolls & 63) != 0) return;
+        ControlWords w = p.region.words();
+        if (w.getIntAcquire(p.peerSide() + PairDescriptor.SIDE_STATE) == PairDescriptor.STATE_CLOSED) {
+            lose(p, "rank " + p.peer + " closed its shared-memory connection");
+            return;
+        }
+        if (p.sameProcess || (p.idlePolls & 4095) != 0) return;
+        long now = System.nanoTime();
+        if (now - p.lastLivenessCheckNs < LIVENESS_PERIOD_NS) return;
+        p.lastLivenessCheckNs = now;
+        if (ProcessHandle.of(p.peerPid).map(ProcessHandle::isAlive).orElse(false)) return;
+        lose(p, "process " + p.peerPid + " of rank " + p.peer + " is gone");
+    }
+
+    private void lose(ShmPair p, String cause) {
+        if (p.lost) return;
+        p.lost = true;
+        p.lostCause = cause;
+        p.backlog.clear();
+        p.backlogBytes = 0;
+        p.region.words().putIntRelease(p.mySide() + PairDescriptor.SIDE_STATE, PairDescriptor.STATE_CLOSED);
+        sink.onPeerLost(p.peer, cause);
+    }
+
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        for (ShmPair p : live) {
+            p.region.words().putIntRelease(p.mySide() + PairDescriptor.SIDE_STATE, PairDescriptor.STATE_CLOSED);
+            p.region.close();
+        }
+        live.clear();
+        pairs = new ShmPair[0];
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ShmTransport[rank " + pre.rank() + ", " + live.size() + " peers, ring " + config.ringBytes()
+                + " B, single copy " + (cmaHere ? "from " + config.singleCopyMinBytes() + " B" : "off") + "]";
+    }
+}

@@ -1,0 +1,180 @@
+package org.ftmpi.transport.shm;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.ftmpi.runtime.JobInfo;
+import org.ftmpi.runtime.LocalJobRuntime;
+import org.ftmpi.transport.FrameHeader;
+import org.ftmpi.transport.FrameSink;
+import org.ftmpi.transport.TransportContext;
+import org.ftmpi.transport.TransportLimits;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The single-copy path (PINNED records read with process_vm_readv) and its fall-backs: a heap
+ * target (bounce buffer), a peer that cannot use cross-memory attach (plain copies through the
+ * ring), and the probe failing on a process that is gone.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class SingleCopyTest {
+    private static final int LEN = 100_000;
+
+    /** Records frames; places DATA payloads into {@link #target} when it is set. */
+    static final class Sink implements FrameSink {
+        MemorySegment target;
+        final List<byte[]> payloads = new ArrayList<>();
+        final List<Short> flags = new ArrayList<>();
+        final List<String> lost = new ArrayList<>();
+
+        @Override public MemorySegment placement(int peer, MemorySegment header) {
+            return target == null ? null : target.asSlice(0, FrameHeader.payloadLength(header));
+        }
+        @Override public void onFrame(int peer, MemorySegment header, MemorySegment payload) {
+            payloads.add(payload.toArray(ValueLayout.JAVA_BYTE));
+            flags.add(FrameHeader.flags(header));
+        }
+        @Override public void onPeerLost(int peer, String cause) { lost.add(cause); }
+    }
+
+    private final List<ShmTransport> opened = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+
+    @AfterEach
+    void close() {
+        opened.forEach(ShmTransport::close);
+        arena.close();
+    }
+
+    /** Two connected transports; {@code cma[r]} says whether rank r's process may use CMA. */
+    private List<ShmTransport> pair(Sink[] sinks, boolean... cma) throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(2, Map.of());
+        List<JobInfo> pres = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            JobInfo pre = job.rank(r).preliminaryInfo();
+            pres.add(pre);
+            ShmConfig config = ShmConfig.from(pre);
+            assertNull(new ShmTransportProvider().unavailabilityCause(new TransportContext(pre, sinks[r])));
+            opened.add(new ShmTransport(pre, sinks[r], config, ShmTransportProvider.hostKey(config.dir()), cma[r]));
+        }
+        List<java.util.Map<String, byte[]>> eps = new ArrayList<>();
+        for (ShmTransport t : opened) eps.add(Map.of("shm", t.localEndpoint()));
+        List<Thread> threads = new ArrayList<>();
+        Throwable[] err = new Throwable[2];
+        for (int r = 0; r < 2; r++) {
+            JobInfo p = pres.get(r);
+            JobInfo full = new JobInfo(p.jobId(), p.rank(), p.size(), p.procIds(), p.hosts(),
+                    Collections.unmodifiableList(eps), p.secret(), p.options());
+            ShmTransport t = opened.get(r);
+            int rank = r;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    t.connect(full);
+                } catch (Throwable e) {
+                    err[rank] = e;
+                }
+            }));
+        }
+        for (Thread t : threads) t.join();
+        for (Throwable e : err) if (e != null) throw new AssertionError(e);
+        return opened;
+    }
+
+    private MemorySegment pattern() {
+        MemorySegment src = arena.allocate(LEN + 8, 64);
+        for (int i = 0; i < LEN + 8; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 5));
+        return src;
+    }
+
+    private static MemorySegment header(int len) {
+        MemorySegment h = MemorySegment.ofArray(new byte[FrameHeader.BYTES]);
+        FrameHeader.write(h, FrameHeader.DATA, 0, 0, 0, 0, len, 0, 1, 2, 0);
+        return h;
+    }
+
+    private static void assertPattern(byte[] got) {
+        assertEquals(LEN, got.length);
+        for (int i = 0; i < LEN; i++) assertEquals((byte) ((i + 8) * 13 + 5), got[i], "byte " + i);
+    }
+
+    @Test
+    void nativeTargetIsFilledInPlaceAndTheSenderIsReleasedAfterTheRead() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        assertEquals(64 * 1024, t.get(0).limits().singleCopyMinBytes());
+        MemorySegment src = pattern();
+        sinks[1].target = arena.allocate(LEN, 64);
+        t.get(0).sendPinned(1, header(LEN), src, 8, LEN);
+        assertFalse(t.get(0).released(1), "the receiver has not read the pinned memory yet");
+        while (sinks[1].payloads.isEmpty()) t.get(1).progress();
+        assertTrue(t.get(0).released(1), "released once read");
+        assertEquals(FrameHeader.FLAG_PLACED, (short) (sinks[1].flags.get(0) & FrameHeader.FLAG_PLACED));
+        assertPattern(sinks[1].target.toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void heapTargetGoesThroughTheBounceBuffer() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        sinks[1].target = MemorySegment.ofArray(new byte[LEN]);
+        t.get(0).sendPinned(1, header(LEN), pattern(), 8, LEN);
+        while (sinks[1].payloads.isEmpty()) t.get(1).progress();
+        assertEquals(0, sinks[1].flags.get(0) & FrameHeader.FLAG_PLACED, "not placed: the sink copies");
+        assertPattern(sinks[1].payloads.get(0));
+        assertTrue(t.get(0).released(1));
+    }
+
+    /** Rank 1 cannot use CMA (seccomp, ptrace scope, EPERM): rank 0 copies through the ring. */
+    @Test
+    void aPeerWithoutCmaGetsCopies() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, false);
+        assertEquals(TransportLimits.NO_SINGLE_COPY, t.get(1).limits().singleCopyMinBytes());
+        MemorySegment src = pattern();
+        sinks[1].target = arena.allocate(LEN, 64);
+        t.get(0).sendPinned(1, header(LEN), src, 8, LEN);
+        assertTrue(t.get(0).released(1), "copied at once, nothing pinned");
+        src.fill((byte) 0);
+        while (sinks[1].payloads.isEmpty()) t.get(1).progress();
+        assertEquals(0, sinks[1].flags.get(0) & FrameHeader.FLAG_PLACED);
+        assertPattern(sinks[1].payloads.get(0));
+        // The other way round single copy still works: rank 0 can read rank 1.
+        sinks[0].target = arena.allocate(LEN, 64);
+        t.get(1).sendPinned(0, header(LEN), pattern(), 8, LEN);
+        while (sinks[0].payloads.isEmpty()) t.get(0).progress();
+        assertEquals(FrameHeader.FLAG_PLACED, (short) (sinks[0].flags.get(0) & FrameHeader.FLAG_PLACED));
+    }
+
+    @Test
+    void optionOffDisablesSingleCopy() throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(1, Map.of("shm-cma", "off"));
+        JobInfo pre = job.rank(0).preliminaryInfo();
+        var t = new ShmTransportProvider().open(new TransportContext(pre, new Sink()));
+        try {
+            assertEquals(TransportLimits.NO_SINGLE_COPY, t.limits().singleCopyMinBytes());
+        } finally {
+            t.close();
+        }
+    }
+
+    @Test
+    void readingAProcessThatIsGoneFails() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment dst = a.allocate(8);
+            int rc = Posix.processVmRead(new Posix.CmaScratch(a), p.pid(), dst, dst.address(), 8);
+            assertEquals(Posix.ESRCH, rc);
+        }
+        assertTrue(ShmTransportProvider.cmaWorksHere(), "CMA works in this test environment");
+    }
+}

@@ -1,0 +1,83 @@
+package org.ftmpi.transport.shm.it;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Through the real launcher: a 2-rank job over shared memory leaves no file with its job prefix
+ * in /dev/shm, neither when it ends normally nor when a rank is killed with SIGKILL.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ShmCleanupSystemTest {
+    private static final Path ROOT = findRoot();
+
+    private static Path findRoot() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.exists(p.resolve("bin/ftmpirun"))) p = p.getParent();
+        if (p == null) throw new IllegalStateException("bin/ftmpirun not found above " + Path.of("").toAbsolutePath());
+        return p;
+    }
+
+    record Result(int exit, String out, String err) {}
+
+    private static Result ftmpirun(String mode) throws IOException, InterruptedException {
+        String cp = ROOT.resolve("shm-transport/target/test-classes").toString();
+        List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("bin/ftmpirun").toString(), "-np", "2",
+                "--transports", "shm", "--timeout", "90", "-cp", cp, ShmJob.class.getName(), mode));
+        Path out = Files.createTempFile("shm-out", ".txt");
+        Path err = Files.createTempFile("shm-err", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().put("FTMPI_DEV_CLASSES", "1");
+        Process p = pb.start();
+        if (!p.waitFor(100, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly().waitFor();
+            fail("ftmpirun timed out:\n" + Files.readString(out) + Files.readString(err));
+        }
+        Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        Files.deleteIfExists(out);
+        Files.deleteIfExists(err);
+        return r;
+    }
+
+    private static String prefixOf(Result r) {
+        Matcher m = Pattern.compile("job (ftmpi-[0-9a-f]{16}-)").matcher(r.out());
+        assertTrue(m.find(), "job prefix printed: " + r);
+        return m.group(1);
+    }
+
+    private static List<Path> left(String prefix) throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
+            return s.filter(p -> p.getFileName().toString().startsWith(prefix)).toList();
+        }
+    }
+
+    @Test
+    void aNormalJobLeavesNoSegment() throws Exception {
+        Result r = ftmpirun("normal");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("rank 0 transferred") && r.out().contains("rank 1 transferred"), r.toString());
+        assertEquals(List.of(), left(prefixOf(r)));
+    }
+
+    @Test
+    void aJobWithASigkilledRankLeavesNoSegment() throws Exception {
+        Result r = ftmpirun("kill");
+        assertNotEquals(0, r.exit(), r.toString());
+        assertTrue(r.err().contains("SIGKILL"), r.toString());
+        assertEquals(List.of(), left(prefixOf(r)), "the launcher removed the job's files");
+    }
+}
