@@ -37,19 +37,29 @@ final class P2PRunner {
     void run() throws MPIException {
         if (rank == 0) {
             out.print(OsuTable.header(options, MPI.getProcessorName()));
-            out.println("# JIT warm-up: one untimed pass of the same loops over sizes up to 64 KiB first");
+            out.println("# JIT warm-up: one untimed pass of the same loops over sizes up to 1 MiB first");
             out.flush();
         }
         // OSU's per-size warm-up assumes compiled code; a JVM first has to compile the loops and
         // the library's hot path, so run the same benchmark once, untimed and unreported.
         P2POptions measured = options;
         boolean latency = measured.benchmark() == P2PBenchmark.LATENCY;
-        options = new P2POptions(measured.benchmark(), measured.minSize(), Math.min(measured.maxSize(), 1 << 16),
-                latency ? 3000 : 100, 0, measured.window(), measured.buffer());
         warming = true;
-        dispatch();
+        // Large sizes (rendezvous path) with few iterations, then small ones (eager path) with
+        // many: the last recompilations then happen before the first (small) size is timed.
+        warm(measured, (1 << 16) + 1, 1 << 20, latency ? 300 : 20);
+        warm(measured, 0, 1 << 16, latency ? 3000 : 300);
         warming = false;
         options = measured;
+        dispatch();
+    }
+
+    /** One untimed pass over the measured sizes that fall in [lo, hi], if any. */
+    private void warm(P2POptions measured, int lo, int hi, int iterations) throws MPIException {
+        int min = Math.max(measured.minSize(), lo);
+        int max = Math.min(measured.maxSize(), hi);
+        if (min > max) return;
+        options = new P2POptions(measured.benchmark(), min, max, iterations, 0, measured.window(), measured.buffer());
         dispatch();
     }
 

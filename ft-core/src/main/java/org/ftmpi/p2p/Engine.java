@@ -382,19 +382,26 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return work;
     }
 
+    /** The agent progresses when no application thread has for this long (and sleeps as long). */
+    private static final long AGENT_QUIET_NS = 200_000;
+
     private void agentLoop() {
         while (!closed) {
             long quietNs = System.nanoTime() - lastProgressNs;
-            if (outstanding > 0 && quietNs > 200_000 && lock.tryLock()) {
+            if (outstanding > 0 && quietNs > AGENT_QUIET_NS && lock.tryLock()) {
+                long userProgressNs = lastProgressNs;
                 try {
                     progressLocked();
                 } catch (RuntimeException e) {
                     System.err.println("ftmpi: rank " + rank + ": progress agent: " + e);
                 } finally {
+                    lastProgressNs = userProgressNs; // the agent's own progress does not count
                     lock.unlock();
                 }
             }
-            LockSupport.parkNanos(outstanding > 0 ? 200_000 : 5_000_000);
+            // While an application thread is progressing (it waits in MPI), stay asleep: on a
+            // machine with as many busy ranks as cores every wake-up preempts one of them.
+            LockSupport.parkNanos(outstanding == 0 ? 5_000_000 : quietNs > AGENT_QUIET_NS ? AGENT_QUIET_NS : 2_000_000);
         }
     }
 

@@ -20,9 +20,12 @@ import org.ftmpi.transport.TransportLimits;
 
 /**
  * TCP transport: one authenticated, non-blocking, {@code TCP_NODELAY} connection per pair of
- * ranks (the higher rank connects to the lower). Frames from native memory are written straight
- * from it (gathering write); frames from Java arrays go through one staging copy. Bytes the
- * socket does not take at once are copied into a backlog that {@link #progress()} flushes.
+ * ranks (the higher rank connects to the lower). Small frames, and frames from Java arrays, are
+ * copied into one staging buffer and written with one system call; larger frames from native
+ * memory are written straight from it (gathering write). Bytes the socket does not take at once
+ * go to a backlog that {@link #progress()} flushes: copies in pooled chunks, and rendezvous DATA
+ * payloads by reference ({@link #sendPinned}). Large DATA payloads are read straight into the
+ * receive buffer the engine names ({@link FrameSink#placement}), not through the read buffer.
  *
  * <p><b>Note:</b> not thread-safe; every method but the accessors runs under the engine's
  * progress lock.
@@ -32,6 +35,14 @@ final class TcpTransport implements Transport {
     static final int MAX_FRAGMENT = 512 * 1024;
     private static final int MAX_FRAME = FrameHeader.BYTES + MAX_FRAGMENT;
     private static final int CONNECT_TIMEOUT_MS = 60_000;
+    /** Frames with payloads up to this size are copied into staging and written with one write. */
+    private static final int COALESCE_MAX = 8 * 1024;
+    /** DATA payloads at least this large are read straight into their receive buffer. */
+    private static final int PLACE_MIN = 32 * 1024;
+    /** Size of the pooled direct chunks that hold copied backlog bytes. */
+    private static final int CHUNK = 64 * 1024;
+    /** Chunks kept for reuse per connection (4 MiB). */
+    private static final int MAX_FREE_CHUNKS = 64;
 
     private final JobInfo pre;
     private final FrameSink sink;
@@ -60,7 +71,9 @@ final class TcpTransport implements Transport {
 
     @Override
     public TransportLimits limits() {
-        return new TransportLimits(EAGER_LIMIT, MAX_FRAGMENT, 10_000, 2_000_000_000L, 10);
+        // Any DATA fragment from native memory is sent pinned: the backlog references it instead
+        // of copying it (there is no single-copy path on TCP, but no extra copy either).
+        return new TransportLimits(EAGER_LIMIT, MAX_FRAGMENT, 10_000, 2_000_000_000L, 10, 1);
     }
 
     @Override public byte[] localEndpoint() { return endpoint.clone(); }
@@ -143,25 +156,9 @@ final class TcpTransport implements Transport {
     @Override
     public void send(int worldRank, MemorySegment header, MemorySegment payload, long offset, int length)
             throws IOException {
-        Conn c = conns[worldRank];
-        if (c == null || c.dead) {
-            throw new IOException("no connection to rank " + worldRank + (c == null ? "" : ": " + c.deathCause));
-        }
-        ByteBuffer out;
-        if (length > 0 && payload.isNative()) {
-            staging.clear();
-            MemorySegment.copy(header, 0, stagingSeg, 0, FrameHeader.BYTES);
-            staging.limit(FrameHeader.BYTES);
-            gather[0] = staging;
-            gather[1] = payload.asSlice(offset, length).asByteBuffer();
-            if (c.backlog.isEmpty()) {
-                writeGather(c);
-            }
-            if (staging.hasRemaining() || gather[1].hasRemaining()) {
-                enqueueCopy(c, staging);
-                enqueueCopy(c, gather[1]);
-            }
-            gather[1] = null;
+        Conn c = liveConn(worldRank);
+        if (length > COALESCE_MAX && payload.isNative()) {
+            sendGather(c, header, payload, offset, length, false);
             return;
         }
         staging.clear();
@@ -170,10 +167,9 @@ final class TcpTransport implements Transport {
             MemorySegment.copy(payload, offset, stagingSeg, FrameHeader.BYTES, length);
         }
         staging.limit(FrameHeader.BYTES + length);
-        out = staging;
         if (c.backlog.isEmpty()) {
             try {
-                while (out.hasRemaining() && c.ch.write(out) > 0) {
+                while (staging.hasRemaining() && c.ch.write(staging) > 0) {
                     // keep writing while the socket takes bytes
                 }
             } catch (IOException e) {
@@ -181,33 +177,67 @@ final class TcpTransport implements Transport {
                 throw e;
             }
         }
-        if (out.hasRemaining()) {
-            enqueueCopy(c, out);
-        }
+        c.enqueueCopy(staging);
     }
 
-    private void writeGather(Conn c) throws IOException {
+    /**
+     * Sends a DATA frame whose native payload stays valid until {@link #released}: what the
+     * socket does not take at once is queued by reference, never copied.
+     */
+    @Override
+    public void sendPinned(int worldRank, MemorySegment header, MemorySegment payload, long offset, int length)
+            throws IOException {
+        if (!payload.isNative()) {
+            send(worldRank, header, payload, offset, length);
+            return;
+        }
+        sendGather(liveConn(worldRank), header, payload, offset, length, true);
+    }
+
+    @Override
+    public boolean released(int worldRank) {
+        Conn c = conns[worldRank];
+        return c == null || c.pinnedQueued == 0;
+    }
+
+    private Conn liveConn(int worldRank) throws IOException {
+        Conn c = conns[worldRank];
+        if (c == null || c.dead) {
+            throw new IOException("no connection to rank " + worldRank + (c == null ? "" : ": " + c.deathCause));
+        }
+        return c;
+    }
+
+    /** Header from staging and payload straight from native memory in one gathering write. */
+    private void sendGather(Conn c, MemorySegment header, MemorySegment payload, long offset, int length,
+                            boolean pinned) throws IOException {
+        staging.clear();
+        MemorySegment.copy(header, 0, stagingSeg, 0, FrameHeader.BYTES);
+        staging.limit(FrameHeader.BYTES);
+        gather[0] = staging;
+        gather[1] = payload.asSlice(offset, length).asByteBuffer();
         try {
-            long want = (long) gather[0].remaining() + gather[1].remaining();
-            long done = 0;
-            while (done < want) {
-                long n = c.ch.write(gather);
-                if (n <= 0) break;
-                done += n;
+            if (c.backlog.isEmpty()) {
+                long want = (long) FrameHeader.BYTES + length;
+                long done = 0;
+                while (done < want) {
+                    long n = c.ch.write(gather);
+                    if (n <= 0) break;
+                    done += n;
+                }
             }
         } catch (IOException e) {
+            gather[1] = null;
             lose(c, e.getMessage());
             throw e;
         }
-    }
-
-    private static void enqueueCopy(Conn c, ByteBuffer src) {
-        int n = src.remaining();
-        if (n == 0) return;
-        ByteBuffer copy = ByteBuffer.allocateDirect(n);
-        copy.put(src).flip();
-        c.backlog.add(copy);
-        c.backlogBytes += n;
+        c.enqueueCopy(staging);
+        if (pinned) {
+            c.enqueuePinned(gather[1]);
+        } else {
+            c.enqueueCopy(gather[1]);
+        }
+        gather[1] = null;
     }
 
     @Override
@@ -217,7 +247,7 @@ final class TcpTransport implements Transport {
             Conn c = live.get(i);
             if (c.dead) continue;
             try {
-                if (!c.backlog.isEmpty()) work += flush(c);
+                if (!c.backlog.isEmpty()) work += c.flush();
                 work += read(c);
             } catch (IOException e) {
                 lose(c, e.getMessage() == null ? e.toString() : e.getMessage());
@@ -226,20 +256,14 @@ final class TcpTransport implements Transport {
         return work;
     }
 
-    private int flush(Conn c) throws IOException {
-        int work = 0;
-        ByteBuffer b;
-        while ((b = c.backlog.peek()) != null) {
-            int n = c.ch.write(b);
-            c.backlogBytes -= n;
-            work += n > 0 ? 1 : 0;
-            if (b.hasRemaining()) break;
-            c.backlog.poll();
-        }
-        return work;
-    }
-
     private int read(Conn c) throws IOException {
+        if (c.placing != null) {
+            int n = c.ch.read(c.placing);
+            if (n < 0) throw new IOException("connection closed by rank " + c.peer);
+            if (c.placing.hasRemaining()) return n > 0 ? 1 : 0;
+            finishPlacement(c);
+            return 1;
+        }
         ByteBuffer in = c.in;
         int n = c.ch.read(in);
         if (n < 0) {
@@ -256,7 +280,10 @@ final class TcpTransport implements Transport {
                 throw new IOException("corrupt frame from rank " + c.peer + " (version "
                         + FrameHeader.version(h) + ", payload " + plen + ")");
             }
-            if (end - pos < FrameHeader.BYTES + plen) break;
+            if (end - pos < FrameHeader.BYTES + plen) {
+                if (plen >= PLACE_MIN && startPlacement(c, h, pos + FrameHeader.BYTES, end)) pos = end;
+                break;
+            }
             sink.onFrame(c.peer, h, c.inSeg.asSlice(pos + FrameHeader.BYTES, plen));
             pos += FrameHeader.BYTES + plen;
             frames++;
@@ -269,10 +296,36 @@ final class TcpTransport implements Transport {
         return frames + (n > 0 ? 1 : 0);
     }
 
+    /**
+     * Starts reading the rest of a large DATA payload straight into the receive buffer the
+     * engine names (no copy through {@code in}); false when the engine names none.
+     */
+    private boolean startPlacement(Conn c, MemorySegment h, int payloadAt, int end) throws IOException {
+        if (FrameHeader.type(h) != FrameHeader.DATA) return false;
+        MemorySegment dest = sink.placement(c.peer, h);
+        int plen = FrameHeader.payloadLength(h);
+        if (dest == null || !dest.isNative() || dest.byteSize() != plen) return false;
+        int have = end - payloadAt;
+        MemorySegment.copy(c.inSeg, payloadAt, dest, 0, have);
+        MemorySegment.copy(h, 0, c.placedHeader, 0, FrameHeader.BYTES);
+        FrameHeader.flags(c.placedHeader, (short) (FrameHeader.flags(h) | FrameHeader.FLAG_PLACED));
+        c.placed = dest;
+        c.placing = dest.asSlice(have).asByteBuffer();
+        return true;
+    }
+
+    private void finishPlacement(Conn c) {
+        MemorySegment dest = c.placed;
+        c.placing = null;
+        c.placed = null;
+        sink.onFrame(c.peer, c.placedHeader, dest);
+    }
+
     private void lose(Conn c, String cause) {
         if (c.dead) return;
         c.dead = true;
         c.deathCause = cause;
+        c.dropBacklog();
         try {
             c.ch.close();
         } catch (IOException ignored) {
@@ -298,20 +351,109 @@ final class TcpTransport implements Transport {
         }
     }
 
-    /** One connection's state. */
+    /**
+     * One connection's state. The backlog holds what the socket has not taken yet: copies in
+     * pooled direct chunks (recycled once written, so a busy stream allocates nothing), and
+     * pinned payloads by reference ({@link #sendPinned}).
+     */
     private static final class Conn {
         final int peer;
         final SocketChannel ch;
         final ByteBuffer in = ByteBuffer.allocateDirect(2 * MAX_FRAME);
         final MemorySegment inSeg = MemorySegment.ofBuffer(in);
         final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
+        /** Backlog entries that are pinned user memory (identity: not to be recycled). */
+        final java.util.Set<ByteBuffer> pinned = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        final ArrayDeque<ByteBuffer> freeChunks = new ArrayDeque<>();
+        final ByteBuffer[] writev = new ByteBuffer[16];
         long backlogBytes;
+        int pinnedQueued;
+        /** A large DATA payload being read straight into its receive buffer, or null. */
+        ByteBuffer placing;
+        MemorySegment placed;
+        final MemorySegment placedHeader = java.lang.foreign.Arena.ofAuto().allocate(FrameHeader.BYTES, 8);
         boolean dead;
         String deathCause;
 
         Conn(int peer, SocketChannel ch) {
             this.peer = peer;
             this.ch = ch;
+        }
+
+        /** Queues a copy of {@code src}'s remaining bytes (appending to the last chunk if it fits). */
+        void enqueueCopy(ByteBuffer src) {
+            int n = src.remaining();
+            if (n == 0) return;
+            backlogBytes += n;
+            ByteBuffer last = backlog.peekLast();
+            if (last != null && !pinned.contains(last) && last.capacity() - last.limit() >= n) {
+                int at = last.limit();
+                last.limit(at + n);
+                last.put(at, src, src.position(), n);
+                src.position(src.limit());
+                return;
+            }
+            while (src.hasRemaining()) {
+                ByteBuffer chunk = freeChunks.poll();
+                if (chunk == null) chunk = ByteBuffer.allocateDirect(CHUNK);
+                int k = Math.min(src.remaining(), CHUNK);
+                chunk.clear();
+                chunk.put(0, src, src.position(), k);
+                chunk.limit(k);
+                src.position(src.position() + k);
+                backlog.add(chunk);
+            }
+        }
+
+        /** Queues {@code src}'s remaining bytes by reference; the memory stays pinned until written. */
+        void enqueuePinned(ByteBuffer src) {
+            int n = src.remaining();
+            if (n == 0) return;
+            backlogBytes += n;
+            pinned.add(src);
+            pinnedQueued++;
+            backlog.add(src);
+        }
+
+        /** Writes as much of the backlog as the socket takes, several chunks per system call. */
+        int flush() throws IOException {
+            int work = 0;
+            while (!backlog.isEmpty()) {
+                int k = 0;
+                for (ByteBuffer b : backlog) {
+                    writev[k++] = b;
+                    if (k == writev.length) break;
+                }
+                long n = ch.write(writev, 0, k);
+                java.util.Arrays.fill(writev, 0, k, null);
+                if (n <= 0) break;
+                backlogBytes -= n;
+                work++;
+                ByteBuffer b;
+                while ((b = backlog.peek()) != null && !b.hasRemaining()) {
+                    backlog.poll();
+                    release(b);
+                }
+                if (b != null) break; // the socket is full
+            }
+            return work;
+        }
+
+        private void release(ByteBuffer b) {
+            if (pinned.remove(b)) {
+                pinnedQueued--;
+            } else if (freeChunks.size() < MAX_FREE_CHUNKS) {
+                freeChunks.add(b);
+            }
+        }
+
+        void dropBacklog() {
+            backlog.clear();
+            pinned.clear();
+            pinnedQueued = 0;
+            backlogBytes = 0;
+            placing = null;
+            placed = null;
         }
     }
 }
