@@ -44,6 +44,18 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final int rank;
     private final int size;
     private final List<Transport> transports = new ArrayList<>();
+    /** Transports that carry traffic to some peer: polled at every progress step. */
+    private Transport[] busy;
+    /**
+     * Transports connected but carrying no traffic (TCP next to shared memory on one host):
+     * polled only every {@link #IDLE_POLL_PERIOD} steps, so that a lost connection is still
+     * noticed but an idle socket costs no system call per poll.
+     */
+    private Transport[] idleTransports;
+    private static final int IDLE_POLL_PERIOD = 1024;
+    /** Progress steps taken by application threads (the agent's own do not count). */
+    private volatile int userSteps;
+    private int steps;
     private final Transport[] route;
     private final int[] eagerLimit;
     private final int[] fragment;
@@ -62,7 +74,6 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private long nextId = 1;
     volatile int outstanding;
     private volatile String abortReason;
-    private volatile long lastProgressNs = System.nanoTime();
     private final Thread agent;
     private volatile boolean closed;
 
@@ -105,6 +116,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             fragment[r] = route[r].limits().maxFragmentBytes();
             pinnedMin[r] = route[r].limits().singleCopyMinBytes();
         }
+        List<Transport> routed = new ArrayList<>(), spare = new ArrayList<>();
+        for (Transport t : transports) {
+            boolean used = false;
+            for (Transport r : route) used |= r == t;
+            (used ? routed : spare).add(t);
+        }
+        busy = routed.toArray(new Transport[0]);
+        idleTransports = spare.toArray(new Transport[0]);
         sequence = new long[size];
         peerFailed = new boolean[size];
         peerFailure = new String[size];
@@ -382,35 +401,45 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     private int progressLocked() {
-        lastProgressNs = System.nanoTime();
+        userSteps = ++steps;
+        return step();
+    }
+
+    private int step() {
         int work = 0;
-        for (int i = 0; i < transports.size(); i++) {
-            work += transports.get(i).progress();
+        for (Transport t : busy) work += t.progress();
+        if ((steps & (IDLE_POLL_PERIOD - 1)) == 0) {
+            for (Transport t : idleTransports) work += t.progress();
         }
         if (!pumping.isEmpty()) work += pump();
         return work;
     }
 
-    /** The agent progresses when no application thread has for this long (and sleeps as long). */
-    private static final long AGENT_QUIET_NS = 200_000;
+    /**
+     * The agent progresses outstanding operations when no application thread has made a
+     * progress step for this long; while one does (it waits in MPI) the agent sleeps 2 ms at a
+     * time, since on a machine with as many busy ranks as cores every wake-up preempts one.
+     */
+    private static final long AGENT_PERIOD_NS = 200_000;
 
     private void agentLoop() {
+        int seen = userSteps;
+        boolean active = false;
         while (!closed) {
-            long quietNs = System.nanoTime() - lastProgressNs;
-            if (outstanding > 0 && quietNs > AGENT_QUIET_NS && lock.tryLock()) {
-                long userProgressNs = lastProgressNs;
+            LockSupport.parkNanos(outstanding == 0 ? 5_000_000 : active ? 2_000_000 : AGENT_PERIOD_NS);
+            int now = userSteps;
+            active = now != seen;
+            seen = now;
+            if (outstanding > 0 && !active && lock.tryLock()) {
                 try {
-                    progressLocked();
+                    steps++;
+                    step();
                 } catch (RuntimeException e) {
                     System.err.println("ftmpi: rank " + rank + ": progress agent: " + e);
                 } finally {
-                    lastProgressNs = userProgressNs; // the agent's own progress does not count
                     lock.unlock();
                 }
             }
-            // While an application thread is progressing (it waits in MPI), stay asleep: on a
-            // machine with as many busy ranks as cores every wake-up preempts one of them.
-            LockSupport.parkNanos(outstanding == 0 ? 5_000_000 : quietNs > AGENT_QUIET_NS ? AGENT_QUIET_NS : 2_000_000);
         }
     }
 
