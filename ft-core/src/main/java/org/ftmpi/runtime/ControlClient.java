@@ -10,13 +10,18 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.ftmpi.ft.detect.HeartbeatDetector;
 import org.ftmpi.runtime.wire.Auth;
 import org.ftmpi.runtime.wire.Frame;
 import org.ftmpi.runtime.wire.FrameCodec;
@@ -25,8 +30,17 @@ import org.ftmpi.runtime.wire.FrameType;
 /**
  * The rank side of the control connection to the ftmpirun job controller.
  *
+ * <p>It also runs this process's heartbeat detector ({@link HeartbeatDetector}, job options
+ * {@code hb-period}/{@code hb-timeout} in milliseconds; period 0 disables it) and delivers every
+ * failure to the listener exactly once per rank, whether the controller announced it or the
+ * detector ring declared it. A failure this process's detector declared is reported to the
+ * controller (FAILURE_REPORT), which fences the process and tells everybody; the detector's own
+ * broadcast reaches the survivors even when the controller is gone.
+ *
  * <p><b>Note:</b> thread-safe. One daemon thread named {@code ftmpi-control} reads the
- * connection and runs the {@link ControlListener} callbacks; callers' threads write frames under
+ * connection and runs the {@link ControlListener} callbacks for the controller's notices;
+ * failures declared by the detector are delivered on the daemon thread {@code ftmpi-notify}
+ * (so the detector never waits for the engine); callers' threads write frames under
  * {@link #writeLock}.
  */
 public final class ControlClient implements RankRuntime {
@@ -43,6 +57,15 @@ public final class ControlClient implements RankRuntime {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean controllerGone;
     private volatile ControlListener listener;
+    /** Ranks whose failure was delivered to the listener (guarded by itself). */
+    private final BitSet delivered = new BitSet();
+    private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "ftmpi-notify");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile HeartbeatDetector detector;
+    private volatile java.util.function.Consumer<String> fenceAction = ControlClient::halt;
 
     /**
      * Connects to the controller and authenticates.
@@ -83,8 +106,14 @@ public final class ControlClient implements RankRuntime {
             throw new IllegalStateException("exchange() may be called only once");
         }
         JobInfo p = preliminary;
+        Map<String, byte[]> eps = new LinkedHashMap<>(myEndpoints);
+        if (heartbeatPeriodMs(p) > 0) {
+            HeartbeatDetector d = HeartbeatDetector.open(socket.getLocalAddress());
+            detector = d;
+            eps.put(HeartbeatDetector.ENDPOINT_KEY, d.endpoint());
+        }
         send(ControlMessages.register(new ControlMessages.Register(p.rank(), p.procIds()[p.rank()],
-                p.hosts()[p.rank()], Map.copyOf(myEndpoints))));
+                p.hosts()[p.rank()], Map.copyOf(eps))));
         try {
             return table.get();
         } catch (InterruptedException e) {
@@ -135,6 +164,10 @@ public final class ControlClient implements RankRuntime {
 
     @Override
     public void close() {
+        HeartbeatDetector d = detector;
+        if (d != null) {
+            d.close();
+        }
         if (closed.compareAndSet(false, true)) {
             try {
                 socket.close();
@@ -183,12 +216,22 @@ public final class ControlClient implements RankRuntime {
     private void dispatch(Frame f) throws IOException {
         switch (f.type()) {
             case FrameType.TABLE -> table.complete(toJobInfo(ControlMessages.table(f)));
-            case FrameType.FINALIZE_DONE -> finalizeDone.complete(null);
+            case FrameType.FINALIZE_DONE -> {
+                HeartbeatDetector d = detector;
+                if (d != null) {
+                    d.finalizeDone();
+                }
+                finalizeDone.complete(null);
+            }
             case FrameType.PROCESS_FAILED -> {
                 ControlMessages.Failed x = ControlMessages.failed(f);
-                ControlListener l = listener;
-                if (l != null) {
-                    l.processFailed(x.rank(), x.procId(), x.how());
+                if (x.rank() == preliminary.rank()) {
+                    fenced("the job controller declared it failed: " + x.how());
+                }
+                deliver(x.rank(), x.procId(), x.how()); // here first: keeps the order with ABORT
+                HeartbeatDetector d = detector;
+                if (d != null && d.started()) {
+                    d.notice(x.rank(), x.procId(), x.how()); // repairs the ring; delivery dedups
                 }
             }
             case FrameType.ABORT -> {
@@ -210,14 +253,95 @@ public final class ControlClient implements RankRuntime {
         }
         long[] procIds = new long[rows.size()];
         String[] hosts = new String[rows.size()];
+        InetSocketAddress[] detectors = new InetSocketAddress[rows.size()];
         List<Map<String, byte[]>> eps = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
             procIds[i] = rows.get(i).procId();
             hosts[i] = rows.get(i).host();
-            eps.add(rows.get(i).endpoints());
+            Map<String, byte[]> row = new LinkedHashMap<>(rows.get(i).endpoints());
+            byte[] det = row.remove(HeartbeatDetector.ENDPOINT_KEY);
+            if (det != null) {
+                detectors[i] = HeartbeatDetector.decodeEndpoint(det);
+            }
+            eps.add(Collections.unmodifiableMap(row));
+        }
+        HeartbeatDetector d = detector;
+        if (d != null) {
+            d.start(p.jobId(), p.secret(), p.rank(), procIds, hosts, detectors, heartbeatPeriodMs(p),
+                    heartbeatTimeoutMs(p), new DetectorActions());
         }
         return new JobInfo(p.jobId(), p.rank(), p.size(), procIds, hosts,
                 Collections.unmodifiableList(eps), p.secret(), p.options());
+    }
+
+    /** Job option {@code hb-period} (ms), default {@value HeartbeatDetector#DEFAULT_PERIOD_MS}. */
+    static long heartbeatPeriodMs(JobInfo p) {
+        return Long.parseLong(p.option("hb-period", Long.toString(HeartbeatDetector.DEFAULT_PERIOD_MS)));
+    }
+
+    /** Job option {@code hb-timeout} (ms), default {@value HeartbeatDetector#DEFAULT_TIMEOUT_MS}. */
+    static long heartbeatTimeoutMs(JobInfo p) {
+        return Long.parseLong(p.option("hb-timeout", Long.toString(HeartbeatDetector.DEFAULT_TIMEOUT_MS)));
+    }
+
+    /** Hands a failure to the listener unless this rank's failure was delivered before. */
+    private void deliver(int rank, long procId, String how) {
+        synchronized (delivered) {
+            if (rank == preliminary.rank() || delivered.get(rank)) {
+                return;
+            }
+            delivered.set(rank);
+        }
+        ControlListener l = listener;
+        if (l != null) {
+            l.processFailed(rank, procId, how);
+        }
+    }
+
+    /** Ends this process: the job declared it failed (suspicion is final, never re-admitted). */
+    private void fenced(String why) {
+        fenceAction.accept("ftmpi: rank " + preliminary.rank() + " (pid " + ProcessHandle.current().pid()
+                + ") was declared failed by the job (" + why + "); exiting");
+    }
+
+    private static void halt(String message) {
+        System.err.println(message);
+        System.err.flush();
+        Runtime.getRuntime().halt(FENCED_EXIT);
+    }
+
+    /**
+     * Replaces what a fenced process does (print and halt). For control clients that share a
+     * JVM with others, as in tests; a real rank process must end.
+     */
+    void onFenced(java.util.function.Consumer<String> action) {
+        fenceAction = action;
+    }
+
+    /** Exit status of a process that finds itself declared failed. */
+    static final int FENCED_EXIT = 1;
+
+    /** The detector's callbacks: run on the detector thread, must not block. */
+    private final class DetectorActions implements HeartbeatDetector.Owner {
+        @Override
+        public void declared(int rank, long procId, String how, boolean detectedHere) {
+            notifier.execute(() -> {
+                deliver(rank, procId, how);
+                if (detectedHere && !controllerGone) {
+                    try {
+                        send(ControlMessages.failed(FrameType.FAILURE_REPORT,
+                                new ControlMessages.Failed(rank, procId, how)));
+                    } catch (IOException e) {
+                        // controller gone: the ranks' own broadcast carries the notice
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void fenced(String why) {
+            ControlClient.this.fenced(why);
+        }
     }
 
     /** A preliminary JobInfo: own procId and host filled in, others 0 and "", no endpoints. */

@@ -79,8 +79,12 @@ final class ControlMessages {
     }
 
     static Frame failed(Failed x) {
-        return new PayloadWriter().putInt(x.rank()).putLong(x.procId()).putString(x.how())
-                .toFrame(FrameType.PROCESS_FAILED);
+        return failed(FrameType.PROCESS_FAILED, x);
+    }
+
+    /** PROCESS_FAILED (controller to rank) or FAILURE_REPORT (rank to controller). */
+    static Frame failed(int type, Failed x) {
+        return new PayloadWriter().putInt(x.rank()).putLong(x.procId()).putString(x.how()).toFrame(type);
     }
 
     static Failed failed(Frame f) throws FrameException {

@@ -36,6 +36,12 @@ public final class Controller implements AutoCloseable {
 
         /** The endpoint exchange can never complete (a rank exited without registering). */
         void exchangeImpossible(String message);
+
+        /**
+         * The heartbeat observer in rank {@code reporter} declared {@code rank} failed (a hang
+         * or a death the controller may not have seen itself).
+         */
+        void failureReported(int reporter, int rank, long procId, String how);
     }
 
     private final int size;
@@ -223,6 +229,15 @@ public final class Controller implements AutoCloseable {
                 ControlMessages.Abort a = ControlMessages.abort(f);
                 console.log("rank " + c.rank + " requested abort with code " + a.code());
                 events.abortRequested(c.rank, a.code(), a.reason());
+            }
+            case FrameType.FAILURE_REPORT -> {
+                requireRank(c, f);
+                ControlMessages.Failed x = ControlMessages.failed(f);
+                if (x.rank() < 0 || x.rank() >= size || x.rank() == c.rank) {
+                    throw new IOException("FAILURE_REPORT for rank " + x.rank());
+                }
+                console.log("rank " + c.rank + " reports rank " + x.rank() + " failed: " + x.how());
+                events.failureReported(c.rank, x.rank(), x.procId(), x.how());
             }
             default -> throw new IOException("unexpected frame " + FrameType.name(f.type()));
         }

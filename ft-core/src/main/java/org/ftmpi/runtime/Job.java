@@ -38,6 +38,10 @@ final class Job implements Controller.Events {
     private final byte[] secret = new byte[SecretLine.SECRET_BYTES];
     private final long[] procIds;
     private final Process[] procs;
+    /** Ranks whose failure the survivors were told of (by exit or by a detector report). */
+    private final boolean[] declaredFailed;
+    /** Whether a failure aborts the job (see {@link #abortsOnFailure}). */
+    private final boolean abortOnFailure;
     private final List<ProcessHandle> killList = new ArrayList<>();
     private final List<Thread> forwarders = new ArrayList<>();
     private final CountDownLatch allExited;
@@ -69,6 +73,8 @@ final class Job implements Controller.Events {
             procIds[i] = i + 1L; // never reused: replacements continue the counter
         }
         procs = new Process[n];
+        declaredFailed = new boolean[n];
+        abortOnFailure = abortsOnFailure(spec.options());
         allExited = new CountDownLatch(n);
     }
 
@@ -96,6 +102,9 @@ final class Job implements Controller.Events {
                 }
                 break;
             }
+        }
+        for (FaultInjection f : spec.injections()) {
+            timer.schedule(() -> inject(f), f.afterMs(), TimeUnit.MILLISECONDS);
         }
         if (spec.timeoutSeconds() > 0) {
             timer.schedule(() -> {
@@ -195,7 +204,8 @@ final class Job implements Controller.Events {
                 }
                 boolean failed = !controller.hasFinalized(rank)
                         && (status != 0 || controller.isRegistered(rank));
-                if (failed) {
+                if (failed && !declaredFailed[rank]) {
+                    declaredFailed[rank] = true;
                     reportDeathAndAbort(rank, p, status);
                 }
             }
@@ -206,17 +216,93 @@ final class Job implements Controller.Events {
         }
     }
 
-    /** Under comm-mode abort: names the dead rank and how it died, then stops the job. */
+    /**
+     * Names the dead rank and how it died, tells the survivors, and under comm-mode abort stops
+     * the job.
+     */
     private synchronized void reportDeathAndAbort(int rank, Process p, int status) {
         String how = ExitStatus.describe(status)
                 + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
-        console.message("rank " + rank + " (pid " + p.pid() + ") "
-                + (ExitStatus.isSignal(status) ? "was " : "") + how
-                + "; aborting the job (comm-mode abort)");
-        int code = status != 0 ? status : 1;
+        String what = "rank " + rank + " (pid " + p.pid() + ") " + (ExitStatus.isSignal(status) ? "was " : "") + how;
         controller.notifyFailure(rank, procIds[rank], how);
-        controller.notifyAbort(code, "rank " + rank + " " + how);
-        terminate(code);
+        if (abortOnFailure) {
+            console.message(what + "; aborting the job (comm-mode abort)");
+            int code = status != 0 ? status : 1;
+            controller.notifyAbort(code, "rank " + rank + " " + how);
+            terminate(code);
+        } else {
+            console.message(what + "; survivors notified");
+        }
+    }
+
+    /**
+     * Whether a failed rank aborts the job: under comm-mode abort (the default), unless the job
+     * runs with recovery-mode ignore (then survivors are told and go on).
+     */
+    static boolean abortsOnFailure(Map<String, String> options) {
+        return LauncherOptions.COMM_MODE_ABORT.equals(options.getOrDefault("comm-mode", LauncherOptions.COMM_MODE_ABORT))
+                && !"ignore".equals(options.get("recovery-mode"));
+    }
+
+    /**
+     * A rank's heartbeat observer declared a rank failed. Suspicion is final: the process is
+     * killed (SIGKILL works on a stopped process too), every survivor is told, and under comm-mode
+     * abort the job stops.
+     */
+    @Override
+    public synchronized void failureReported(int reporter, int rank, long procId, String how) {
+        Process p = procs[rank];
+        if (ending || declaredFailed[rank] || procId != procIds[rank] || p == null) {
+            return;
+        }
+        declaredFailed[rank] = true;
+        String what = "rank " + rank + " (pid " + p.pid() + ") " + how;
+        fence(p);
+        controller.notifyFailure(rank, procId, how);
+        if (abortOnFailure) {
+            console.message(what + "; aborting the job (comm-mode abort)");
+            controller.notifyAbort(FENCED_STATUS, "rank " + rank + " " + how);
+            terminate(FENCED_STATUS);
+        } else {
+            console.message(what + "; killed it (SIGKILL), survivors notified");
+        }
+    }
+
+    /** Job status when a rank declared failed by the detector aborts the job: as if SIGKILLed. */
+    static final int FENCED_STATUS = 128 + 9;
+
+    /** Kills a declared-failed process and its descendants at once; it is never re-admitted. */
+    private static void fence(Process p) {
+        ProcessHandle h = p.toHandle();
+        h.descendants().forEach(ProcessHandle::destroyForcibly);
+        h.destroyForcibly();
+    }
+
+    /** Runs one {@code --inject} fault (on the timer thread). */
+    private void inject(FaultInjection f) {
+        Process p;
+        synchronized (this) {
+            p = procs[f.rank()];
+            if (ending || p == null || !p.isAlive()) {
+                console.log("--inject " + f + ": rank " + f.rank() + " is not running; skipped");
+                return;
+            }
+            console.message("injecting fault: " + f.signalName() + " to rank " + f.rank() + " (pid " + p.pid() + ")");
+            if (f.how().equals(FaultInjection.KILL)) {
+                p.toHandle().destroyForcibly();
+                return;
+            }
+        }
+        try {
+            Process k = new ProcessBuilder("kill", "-STOP", Long.toString(p.pid())).inheritIO().start();
+            if (k.waitFor() != 0) {
+                console.message("warning: --inject " + f + ": kill -STOP failed");
+            }
+        } catch (IOException e) {
+            console.message("warning: --inject " + f + ": cannot run kill: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

@@ -20,8 +20,10 @@ import java.util.Map;
  * @param exportEnv     environment variables set in every rank ({@code -x})
  * @param help          {@code --help} was given
  * @param version       {@code --version} was given
+ * @param injections    faults to inject ({@code --inject}), in command-line order
  */
 public record LaunchSpec(int np, List<String> jvmOptions, String userClasspath, String mainClass,
                          String jar, List<String> programArgs, boolean tagOutput, boolean verbose,
                          String bindAddress, long timeoutSeconds, Map<String, String> options,
-                         Map<String, String> exportEnv, boolean help, boolean version) {}
+                         Map<String, String> exportEnv, boolean help, boolean version,
+                         List<FaultInjection> injections) {}

@@ -42,6 +42,14 @@ public final class LauncherOptions {
               --mca KEY VALUE       same as --opt KEY=VALUE
               -x VAR, -x VAR=VALUE  export VAR (from this environment, or with VALUE) to ranks
               --timeout SECONDS     abort the job after SECONDS; exit status 124
+              --hb-period MS        heartbeat period of the failure detector ring
+                                    (default 50; 0 turns the ring off)
+              --hb-timeout MS       declare a rank failed after MS without its heartbeat
+                                    (default 500; at least 2 x the period)
+              --inject rank=R,after=MS,how=kill|stop
+                                    fault injection: send SIGKILL (kill, the default) or
+                                    SIGSTOP (stop, a hang) to rank R, MS milliseconds after
+                                    the ranks started (repeatable)
               --verbose, -v         controller logs to stderr
               --version             print the library version and exit
               -h, --help            print this help and exit
@@ -72,6 +80,9 @@ public final class LauncherOptions {
         String main = null;
         String jar = null;
         List<String> progArgs = new ArrayList<>();
+        List<FaultInjection> injections = new ArrayList<>();
+        long hbPeriod = org.ftmpi.ft.detect.HeartbeatDetector.DEFAULT_PERIOD_MS;
+        long hbTimeout = org.ftmpi.ft.detect.HeartbeatDetector.DEFAULT_TIMEOUT_MS;
 
         int i = 0;
         while (i < args.length) {
@@ -141,6 +152,9 @@ public final class LauncherOptions {
                     }
                 }
                 case "--timeout", "-timeout" -> timeout = positiveInt(name, inline != null ? inline : value(args, i++, name));
+                case "--hb-period" -> hbPeriod = millis(name, inline != null ? inline : value(args, i++, name), true);
+                case "--hb-timeout" -> hbTimeout = millis(name, inline != null ? inline : value(args, i++, name), false);
+                case "--inject" -> injections.add(FaultInjection.parse(inline != null ? inline : value(args, i++, name)));
                 case "--verbose", "-v" -> verbose = true;
                 case "--help", "-h", "-help" -> help = true;
                 case "--version", "-V" -> version = true;
@@ -153,18 +167,29 @@ public final class LauncherOptions {
         }
         if (help || version) {
             return new LaunchSpec(Math.max(np, 0), jvm, ".", main, jar, progArgs, tag, verbose,
-                    "127.0.0.1", timeout, options, export, help, version);
+                    "127.0.0.1", timeout, options, export, help, version, List.of());
         }
+        if (hbPeriod > 0 && hbTimeout < 2 * hbPeriod) {
+            throw new UsageException("--hb-timeout " + hbTimeout + " must be at least twice --hb-period "
+                    + hbPeriod);
+        }
+        options.put("hb-period", Long.toString(hbPeriod));
+        options.put("hb-timeout", Long.toString(hbTimeout));
         if (np < 0) {
             throw new UsageException("missing -np N (number of ranks)");
         }
         if (main == null && jar == null) {
             throw new UsageException("missing the main class to run");
         }
+        for (FaultInjection f : injections) {
+            if (f.rank() >= np) {
+                throw new UsageException("--inject rank=" + f.rank() + " but the job has " + np + " ranks");
+            }
+        }
         String classpath = cp.isEmpty() ? defaultClasspath(env) : String.join(File.pathSeparator, cp);
         return new LaunchSpec(np, List.copyOf(jvm), classpath, main, jar, List.copyOf(progArgs), tag,
                 verbose, bind == null ? "127.0.0.1" : bind, timeout, Map.copyOf(options),
-                Map.copyOf(export), false, false);
+                Map.copyOf(export), false, false, List.copyOf(injections));
     }
 
     /** Parses the tokens after "java"; returns {main class or null, jar or null}. */
@@ -223,6 +248,20 @@ public final class LauncherOptions {
             // reported below
         }
         throw new UsageException("option " + option + " needs a positive integer, got '" + v + "'");
+    }
+
+    /** A duration in milliseconds: positive, or also 0 when {@code zeroOk}. */
+    private static long millis(String option, String v, boolean zeroOk) throws UsageException {
+        try {
+            long n = Long.parseLong(v);
+            if (n >= (zeroOk ? 0 : 1) && n <= 3_600_000) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new UsageException("option " + option + " needs milliseconds (" + (zeroOk ? "0" : "1")
+                + " to 3600000), got '" + v + "'");
     }
 
     static String defaultClasspath(Map<String, String> env) {

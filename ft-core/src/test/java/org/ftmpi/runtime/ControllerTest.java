@@ -55,6 +55,11 @@ class ControllerTest {
                     public void exchangeImpossible(String message) {
                         events.add("impossible " + message);
                     }
+
+                    @Override
+                    public void failureReported(int reporter, int rank, long procId, String how) {
+                        events.add("reported " + reporter + " " + rank + " " + procId + " " + how);
+                    }
                 });
     }
 
@@ -67,6 +72,7 @@ class ControllerTest {
     private ControlClient client(int rank) throws IOException {
         JobInfo pre = ControlClient.preliminary(42, rank, N, 11 + rank, "host" + rank, secret, Map.of("k", "v"));
         ControlClient c = new ControlClient(pre, "127.0.0.1", controller.port());
+        c.onFenced(why -> events.add("fenced " + rank)); // never halt the test JVM
         clients.add(c);
         return c;
     }
@@ -145,6 +151,29 @@ class ControllerTest {
         assertEquals("ftmpi-control failed 2 13 killed by signal 9 (SIGKILL)", seen.poll(5, TimeUnit.SECONDS));
         assertEquals("ftmpi-control abort 137 rank 2 died", seen.poll(5, TimeUnit.SECONDS));
         assertTrue(cs.get(0).preliminaryInfo().secret().length == 32);
+    }
+
+    @Test
+    void aFailureIsDeliveredOnceAndTheDeclaredProcessIsFenced() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+        cs.get(0).setListener(new ControlListener() {
+            @Override
+            public void processFailed(int rank, long procId, String how) {
+                seen.add(rank + " " + how);
+            }
+
+            @Override
+            public void abort(int exitCode, String reason) {
+            }
+        });
+        controller.notifyFailure(2, 13, "killed by signal 9 (SIGKILL)");
+        controller.notifyFailure(2, 13, "killed by signal 9 (SIGKILL)");
+        assertEquals("2 killed by signal 9 (SIGKILL)", seen.poll(5, TimeUnit.SECONDS));
+        // rank 2 still beats: the survivors answer FENCED, and it finds itself dead
+        assertEquals("fenced 2", events.poll(5, TimeUnit.SECONDS));
+        Thread.sleep(300);
+        assertTrue(seen.isEmpty(), "delivered twice: " + seen);
     }
 
     @Test

@@ -69,7 +69,7 @@ class LauncherOptionsTest {
                 "--verbose", "--comm-mode", "ABORT", "M");
         assertEquals("10.0.0.1", s.bindAddress());
         assertEquals(Map.of("comm-mode", "abort", "tcp-bind", "10.0.0.1", "transports", "tcp,shm", "k", "v=w",
-                "m", "n"), s.options());
+                "m", "n", "hb-period", "50", "hb-timeout", "500"), s.options());
         assertEquals(Map.of("EXPORTED", "v1", "NEW", "1"), s.exportEnv());
         assertEquals(30, s.timeoutSeconds());
         assertTrue(s.verbose());
@@ -89,6 +89,22 @@ class LauncherOptionsTest {
         assertMessage("KEY=VALUE", "-np", "2", "--opt", "novalue", "M");
         assertMessage("not supported", "-np", "2", "java", "-m", "mod/cls");
         assertMessage("takes no value", "-np", "2", "--tag-output=yes", "M");
+    }
+
+    @Test
+    void heartbeatAndInjectionOptions() throws UsageException {
+        LaunchSpec s = parse("-np", "4", "--hb-period", "20", "--hb-timeout=300", "--inject",
+                "rank=1,after=500,how=stop", "--inject", "after=0,rank=3", "M");
+        assertEquals("20", s.options().get("hb-period"));
+        assertEquals("300", s.options().get("hb-timeout"));
+        assertEquals(List.of(new FaultInjection(1, 500, "stop"), new FaultInjection(3, 0, "kill")), s.injections());
+        assertEquals("0", parse("-np", "1", "--hb-period", "0", "M").options().get("hb-period"));
+        assertMessage("at least twice", "-np", "2", "--hb-period", "100", "--hb-timeout", "150", "M");
+        assertMessage("needs milliseconds", "-np", "2", "--hb-timeout", "0", "M");
+        assertMessage("at-call=N is not supported", "-np", "2", "--inject", "rank=0,at-call=3", "M");
+        assertMessage("expected kill or stop", "-np", "2", "--inject", "rank=0,after=1,how=term", "M");
+        assertMessage("the job has 2 ranks", "-np", "2", "--inject", "rank=2,after=1", "M");
+        assertMessage("rank and after are required", "-np", "2", "--inject", "rank=1", "M");
     }
 
     @Test

@@ -25,6 +25,8 @@ public final class FrameType {
     public static final int PROCESS_FAILED = 15;
     /** Controller to rank: the job is being aborted (exit code, reason). */
     public static final int ABORT = 16;
+    /** Rank to controller: this rank's heartbeat observer declared a rank failed (rank, procId, how). */
+    public static final int FAILURE_REPORT = 17;
 
     private FrameType() {}
 
@@ -41,6 +43,7 @@ public final class FrameType {
             case ABORT_REQUEST -> "ABORT_REQUEST";
             case PROCESS_FAILED -> "PROCESS_FAILED";
             case ABORT -> "ABORT";
+            case FAILURE_REPORT -> "FAILURE_REPORT";
             default -> "type " + type;
         };
     }

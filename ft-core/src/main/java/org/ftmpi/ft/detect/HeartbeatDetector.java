@@ -1,0 +1,184 @@
+package org.ftmpi.ft.detect;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The detector of one rank process: a {@link DetectorCore} driven over a dedicated UDP socket
+ * (never the MPI traffic path), every datagram authenticated by {@link DetectCodec}.
+ *
+ * <p>Life cycle: {@link #open} before the endpoint exchange (its {@link #endpoint()} is
+ * published with the rank's other endpoints), {@link #start} once the table is known,
+ * {@link #finalizeDone()}, {@link #close()}.
+ *
+ * <p><b>Note:</b> thread-safe. One daemon thread {@code ftmpi-detector} (maximum priority)
+ * owns the socket's receive side and the codec; sends from other threads synchronize on the codec.
+ */
+public final class HeartbeatDetector implements AutoCloseable {
+    /** Key of the detector's endpoint in the exchanged endpoint maps. */
+    public static final String ENDPOINT_KEY = "ft-detect";
+    /** Defaults of ftmpirun --hb-period / --hb-timeout. */
+    public static final long DEFAULT_PERIOD_MS = 50;
+    public static final long DEFAULT_TIMEOUT_MS = 500;
+
+    /** The rank runtime's side. Called on the detector thread; must not block. */
+    public interface Owner {
+        /** See {@link DetectorCore.Actions#declared}. */
+        void declared(int rank, long procId, String how, boolean detectedHere);
+
+        /** See {@link DetectorCore.Actions#fenced}. */
+        void fenced(String why);
+    }
+
+    private final DatagramSocket socket;
+    private volatile boolean closed;
+    private DetectorCore core;
+    private DetectCodec codec;
+    private InetSocketAddress[] peers;
+    private ByteBuffer sendBuf;
+    private Thread thread;
+
+    private HeartbeatDetector(DatagramSocket socket) {
+        this.socket = socket;
+    }
+
+    /** Binds the detector's socket on {@code bind}, any port. */
+    public static HeartbeatDetector open(InetAddress bind) throws IOException {
+        DatagramSocket s = new DatagramSocket(new InetSocketAddress(bind, 0));
+        s.setReceiveBufferSize(1 << 18);
+        return new HeartbeatDetector(s);
+    }
+
+    /** The endpoint to publish: u8 address length, address bytes, u16 port. */
+    public byte[] endpoint() {
+        byte[] a = socket.getLocalAddress().getAddress();
+        return ByteBuffer.allocate(1 + a.length + 2).put((byte) a.length).put(a)
+                .putShort((short) socket.getLocalPort()).array();
+    }
+
+    public static InetSocketAddress decodeEndpoint(byte[] ep) throws IOException {
+        if (ep == null || ep.length < 1 || ep.length != 1 + (ep[0] & 0xff) + 2) {
+            throw new IOException("bad detector endpoint");
+        }
+        ByteBuffer b = ByteBuffer.wrap(ep);
+        byte[] a = new byte[b.get() & 0xff];
+        b.get(a);
+        return new InetSocketAddress(InetAddress.getByAddress(a), b.getShort() & 0xffff);
+    }
+
+    /**
+     * Starts beating and observing.
+     *
+     * @param peers detector endpoint of every rank (index = rank)
+     */
+    public synchronized void start(long jobId, byte[] secret, int me, long[] procIds, String[] hosts,
+                                   InetSocketAddress[] peers, long periodMs, long timeoutMs,
+                                   Owner owner) {
+        if (thread != null) throw new IllegalStateException("already started");
+        this.codec = new DetectCodec(jobId, secret);
+        this.sendBuf = ByteBuffer.allocate(DetectCodec.MAX_DATAGRAM);
+        this.peers = peers.clone();
+        long tickNs = TimeUnit.MILLISECONDS.toNanos(Math.max(1, periodMs / 2));
+        DetectorCore.Actions actions = new DetectorCore.Actions() {
+            @Override
+            public void send(int toRank, DetectMessage m) {
+                sendTo(toRank, m);
+            }
+
+            @Override
+            public void declared(int rank, long procId, String how, boolean detectedHere) {
+                owner.declared(rank, procId, how, detectedHere);
+            }
+
+            @Override
+            public void fenced(String why) {
+                owner.fenced(why);
+            }
+        };
+        core = new DetectorCore(me, procIds, RingPlan.of(jobId, hosts),
+                TimeUnit.MILLISECONDS.toNanos(periodMs), TimeUnit.MILLISECONDS.toNanos(timeoutMs), tickNs, actions);
+        core.start(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMs, 1_000)));
+        long tickMs = Math.max(1, periodMs / 2);
+        thread = new Thread(() -> loop(tickMs), "ftmpi-detector");
+        thread.setDaemon(true);
+        thread.setPriority(Thread.MAX_PRIORITY);
+        thread.start();
+    }
+
+    /** A failure the controller announced; returns whether it was new to this process. */
+    public boolean notice(int rank, long procId, String how) {
+        DetectorCore c = core;
+        return c != null && c.notice(rank, procId, how, System.nanoTime());
+    }
+
+    /** Whether the detector runs (it does after {@link #start}). */
+    public boolean started() {
+        return core != null;
+    }
+
+    public void finalizeDone() {
+        DetectorCore c = core;
+        if (c != null) c.finalizeDone();
+    }
+
+    public String counters() {
+        DetectorCore c = core;
+        return c == null ? "not started" : c.counters();
+    }
+
+    /** Says BYE to the observer and closes the socket. */
+    @Override
+    public void close() {
+        DetectorCore c = core;
+        if (c != null) c.leave();
+        closed = true;
+        socket.close();
+    }
+
+    private void loop(long tickMs) {
+        byte[] buf = new byte[DetectCodec.MAX_DATAGRAM];
+        DatagramPacket p = new DatagramPacket(buf, buf.length);
+        DetectCodec rx = codec;
+        while (!closed) {
+            long now = System.nanoTime();
+            long waitMs = Math.max(1, Math.min(tickMs, TimeUnit.NANOSECONDS.toMillis(core.nextDueNs() - now)));
+            try {
+                socket.setSoTimeout((int) waitMs);
+                p.setLength(buf.length);
+                socket.receive(p);
+                DetectMessage m;
+                synchronized (rx) {
+                    m = rx.decode(buf, p.getLength());
+                }
+                if (m != null) core.receive(m, System.nanoTime());
+            } catch (SocketTimeoutException e) {
+                // time to tick
+            } catch (SocketException e) {
+                if (closed) return;
+            } catch (IOException e) {
+                // a transient receive error (e.g. ICMP port unreachable): keep going
+            }
+            core.tick(System.nanoTime());
+        }
+    }
+
+    private void sendTo(int rank, DetectMessage m) {
+        InetSocketAddress to = peers[rank];
+        if (to == null || closed) return;
+        synchronized (codec) {
+            ByteBuffer b = codec.encode(m, sendBuf);
+            try {
+                socket.send(new DatagramPacket(b.array(), b.limit(), to));
+            } catch (IOException e) {
+                // lost datagram: heartbeats and the failed-set piggyback tolerate losses
+            }
+        }
+    }
+}
