@@ -1,0 +1,185 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.ftmpi.ft.detect.RingPlan;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Failure detection through the real bin/ftmpirun with real processes and signals, rank program
+ * {@link org.ftmpi.runtime.testprog.DetectProbe}. Survivor tests run with
+ * {@code recovery-mode=ignore} so that the job goes on after a failure.
+ */
+@Timeout(value = 40, unit = TimeUnit.SECONDS)
+class DetectionSystemTest {
+    private static final String PROBE = "org.ftmpi.runtime.testprog.DetectProbe";
+    private static final Pattern READY = Pattern.compile("ready rank (\\d+) pid (\\d+) job ([0-9a-f]+) host (\\S+)");
+    private static final List<String> SURVIVE = List.of("--opt", "recovery-mode=ignore");
+
+    static List<String> cmd(List<String> launcherArgs, int expected, long holdMs) {
+        List<String> c = new ArrayList<>();
+        c.add(FtmpirunSystemTest.root().resolve("bin/ftmpirun").toString());
+        c.addAll(launcherArgs);
+        c.addAll(List.of("java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
+                "-cp", FtmpirunSystemTest.testClasses(), PROBE, Integer.toString(expected), Long.toString(holdMs)));
+        return c;
+    }
+
+    /** The ranks' ready lines: rank to {pid, job id}. */
+    record Ready(Map<Integer, Long> pids, long jobId, String[] hosts) {
+        List<Long> allPids() {
+            return List.copyOf(pids.values());
+        }
+    }
+
+    static Ready awaitReady(FtmpirunSystemTest.Run run, int n) throws InterruptedException {
+        while (true) {
+            Map<Integer, Long> pids = new TreeMap<>();
+            long job = 0;
+            String[] hosts = new String[n];
+            Matcher m = READY.matcher(run.outSoFar());
+            while (m.find()) {
+                int r = Integer.parseInt(m.group(1));
+                pids.put(r, Long.parseLong(m.group(2)));
+                job = Long.parseUnsignedLong(m.group(3), 16);
+                hosts[r] = m.group(4);
+            }
+            if (pids.size() == n) return new Ready(pids, job, hosts);
+            assertTrue(run.p.isAlive(), "ftmpirun ended early: " + run.outSoFar() + errSoFar(run));
+            Thread.sleep(20);
+        }
+    }
+
+    static String errSoFar(FtmpirunSystemTest.Run run) {
+        synchronized (run.err) {
+            return run.err.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    static void signal(String sig, long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
+    }
+
+    /** How many times survivor s was told that f failed. */
+    static int notices(String out, int s, int f) {
+        Matcher m = Pattern.compile("(?m)^notice rank " + s + " failed " + f + " ").matcher(out);
+        int k = 0;
+        while (m.find()) k++;
+        return k;
+    }
+
+    static void assertEverySurvivorToldOnce(String out, int n, List<Integer> failed) {
+        for (int s = 0; s < n; s++) {
+            if (failed.contains(s)) continue;
+            for (int f : failed) assertEquals(1, notices(out, s, f), "rank " + s + " about rank " + f + ":\n" + out);
+        }
+    }
+
+    @Test
+    void sigkillReachesEverySurvivorExactlyOnce() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(concat(List.of("-np", "4"), SURVIVE), 1, 15_000), null, null);
+        Ready ready = awaitReady(run, 4);
+        signal("KILL", ready.pids().get(2));
+        FtmpirunSystemTest.Result r = run.await();
+        assertEquals(128 + 9, r.code(), r.err());
+        assertEverySurvivorToldOnce(r.out(), 4, List.of(2));
+        assertTrue(r.err().contains("rank 2 (pid " + ready.pids().get(2) + ") was killed by signal 9 (SIGKILL); survivors notified"), r.err());
+        FtmpirunSystemTest.assertAllDead(ready.allPids());
+    }
+
+    @Test
+    void sigstopBeyondTheTimeoutIsDeclaredAndTheProcessFenced() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(concat(List.of("-np", "4", "--hb-period", "50",
+                "--hb-timeout", "500"), SURVIVE), 1, 15_000), null, null);
+        Ready ready = awaitReady(run, 4);
+        long victim = ready.pids().get(1);
+        signal("STOP", victim);
+        FtmpirunSystemTest.Result r = run.await();
+        assertEverySurvivorToldOnce(r.out(), 4, List.of(1));
+        assertTrue(r.out().contains("failed 1 ") && r.out().contains(": no heartbeat for "), r.out());
+        assertTrue(r.err().matches("(?s).*ftmpirun: rank 1 \\(pid " + victim + "\\) declared failed by rank \\d: "
+                + "no heartbeat for \\d+ ms; killed it \\(SIGKILL\\), survivors notified.*"), r.err());
+        FtmpirunSystemTest.assertAllDead(ready.allPids());
+    }
+
+    @Test
+    void aPauseBelowTheTimeoutIsNoFailure() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "--hb-period", "50",
+                "--hb-timeout", "500"), 0, 3_000), null, null);
+        Ready ready = awaitReady(run, 4);
+        long victim = ready.pids().get(1);
+        signal("STOP", victim);
+        Thread.sleep(200);
+        signal("CONT", victim);
+        FtmpirunSystemTest.Result r = run.await();
+        assertEquals(0, r.code(), r.err());
+        assertFalse(r.out().contains("notice "), r.out());
+        for (int s = 0; s < 4; s++) assertTrue(r.out().contains("done rank " + s + " notices 0"), r.out());
+    }
+
+    @Test
+    void twoAdjacentRingNeighboursStoppedAtOnceAreBothDeclared() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(concat(List.of("-np", "5"), SURVIVE), 2, 15_000),
+                null, null);
+        Ready ready = awaitReady(run, 5);
+        RingPlan plan = RingPlan.of(ready.jobId(), ready.hosts());
+        int a = plan.rankAt(1);
+        int b = plan.rankAt(2); // b observes a; when both hang, a is seen only after b is declared
+        signal("STOP", ready.pids().get(a));
+        signal("STOP", ready.pids().get(b));
+        FtmpirunSystemTest.Result r = run.await();
+        assertEverySurvivorToldOnce(r.out(), 5, List.of(a, b));
+        FtmpirunSystemTest.assertAllDead(ready.allPids());
+    }
+
+    @Test
+    void injectKillAbortsTheJob() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--inject",
+                "rank=1,after=1500,how=kill"), 1, 20_000), null, null);
+        Ready ready = awaitReady(run, 3);
+        FtmpirunSystemTest.Result r = run.await();
+        assertEquals(128 + 9, r.code(), r.err());
+        assertTrue(r.err().contains("ftmpirun: injecting fault: SIGKILL to rank 1 (pid " + ready.pids().get(1) + ")"), r.err());
+        assertTrue(r.err().contains("rank 1 (pid " + ready.pids().get(1) + ") was killed by signal 9 (SIGKILL);"
+                + " aborting the job (comm-mode abort)"), r.err());
+        FtmpirunSystemTest.assertAllDead(ready.allPids());
+    }
+
+    @Test
+    void injectStopIsDetectedByHeartbeatsAndAbortsTheJobNamingTheRank() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "--inject",
+                "rank=2,after=1500,how=stop"), 1, 20_000), null, null);
+        Ready ready = awaitReady(run, 4);
+        while (!errSoFar(run).contains("injecting fault: SIGSTOP to rank 2")) {
+            assertTrue(run.p.isAlive(), errSoFar(run));
+            Thread.sleep(5);
+        }
+        long injected = System.nanoTime();
+        FtmpirunSystemTest.Result r = run.await();
+        long ms = (System.nanoTime() - injected) / 1_000_000;
+        assertEquals(128 + 9, r.code(), r.err());
+        assertTrue(r.err().matches("(?s).*ftmpirun: rank 2 \\(pid " + ready.pids().get(2) + "\\) declared failed by rank \\d: "
+                + "no heartbeat for \\d+ ms; aborting the job \\(comm-mode abort\\).*"), r.err());
+        // detection takes the 500 ms timeout; the abort itself well under a second (loaded 2-vCPU hosts: slack)
+        assertTrue(ms < 500 + 2_500, "launcher ended " + ms + " ms after the SIGSTOP");
+        FtmpirunSystemTest.assertAllDead(ready.allPids());
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> c = new ArrayList<>(a);
+        c.addAll(b);
+        return c;
+    }
+}
