@@ -195,7 +195,9 @@ final class Job implements Controller.Events {
                 }
                 boolean failed = !controller.hasFinalized(rank)
                         && (status != 0 || controller.isRegistered(rank));
-                if (failed) {
+                if (failed && "ignore".equals(spec.options().get("recovery-mode"))) {
+                    reportDeathAndContinue(rank, p, status);
+                } else if (failed) {
                     reportDeathAndAbort(rank, p, status);
                 }
             }
@@ -217,6 +219,16 @@ final class Job implements Controller.Events {
         controller.notifyFailure(rank, procIds[rank], how);
         controller.notifyAbort(code, "rank " + rank + " " + how);
         terminate(code);
+    }
+
+    /** Under recovery-mode ignore: names the dead rank, tells the survivors, and lets them run on. */
+    private synchronized void reportDeathAndContinue(int rank, Process p, int status) {
+        String how = ExitStatus.describe(status)
+                + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
+        console.message("rank " + rank + " (pid " + p.pid() + ") " + (ExitStatus.isSignal(status) ? "was " : "")
+                + how + "; the survivors continue (recovery-mode ignore)");
+        if (firstNonZero == 0) firstNonZero = status != 0 ? status : 1;
+        controller.notifyFailure(rank, procIds[rank], how);
     }
 
     /**
