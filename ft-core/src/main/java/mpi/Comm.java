@@ -35,6 +35,12 @@ public class Comm implements Freeable, Cloneable {
     CommFt ft;
     /** Failures of members acknowledged with {@link #ackFailed} (a prefix of {@link #getFailed}). */
     volatile int acked;
+    /**
+     * Under recovery mode IGNORE (job option {@code recovery-mode=ignore}), receives and probes
+     * from ANY_SOURCE raise while a member's failure is unacknowledged (ULFM); otherwise they
+     * keep matching the survivors' messages.
+     */
+    boolean anySourceRule;
 
     Comm() {}
 
@@ -49,6 +55,7 @@ public class Comm implements Freeable, Cloneable {
         this.predefined = predefined;
         this.errhandler = MPI.ERRORS_ARE_FATAL;
         this.ft = engine.registerComm(context, world);
+        this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
     }
 
     // ------------------------------------------------------------------ basics
@@ -174,7 +181,7 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = region(buf, count, type, "recv", true);
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
-        if (source == MPI.ANY_SOURCE && ft.failedCount() > 0) awaitAnySource(r, "recv", true);
+        if (source == MPI.ANY_SOURCE && anySourceRule && ft.failedCount() > 0) awaitAnySource(r, "recv", true);
         else engine.await(r);
         return received(r, g, "recv");
     }
@@ -1328,6 +1335,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPIX_COMM_IS_REVOKED: whether this communicator has been revoked (here or by a member). */
     public final boolean isRevoked() throws MPIException {
         check("isRevoked");
+        if (!ft.isRevoked()) engine.progress(); // a REVOKE notice may be waiting in a transport
         return ft.isRevoked();
     }
 
@@ -1337,6 +1345,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Group getFailed() throws MPIException {
         check("getFailed");
+        engine.progress(); // a lost connection may be waiting to be noticed
         return new Group(engine.failedMembers(ft), world[rank]);
     }
 
@@ -1482,7 +1491,7 @@ public class Comm implements Freeable, Cloneable {
 
     /** Whether a member failed whose failure this communicator has not acknowledged. */
     final boolean unacknowledgedFailure() {
-        return ft.failedCount() > acked;
+        return anySourceRule && ft.failedCount() > acked;
     }
 
     /**

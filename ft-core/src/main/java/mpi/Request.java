@@ -48,7 +48,7 @@ public class Request implements Freeable {
     public final Status waitStatus() throws MPIException {
         org.ftmpi.p2p.Request o = op;
         if (o == null) return emptyStatus();
-        if (anySource && comm.ft.failedCount() > 0) comm.awaitAnySource(o, "wait", false);
+        if (anySource && comm.anySourceRule && comm.ft.failedCount() > 0) comm.awaitAnySource(o, "wait", false);
         else o.engine().await(o);
         return finish();
     }
