@@ -2,6 +2,8 @@ package mpi;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
+import java.nio.IntBuffer;
+import org.ftmpi.p2p.CommFt;
 import org.ftmpi.coll.Channel;
 import org.ftmpi.coll.Collectives;
 import org.ftmpi.coll.Dissemination;
@@ -29,6 +31,16 @@ public class Comm implements Freeable, Cloneable {
     volatile Errhandler errhandler;
     String name;
     boolean predefined;
+    /** The engine's fault-tolerance state of this communicator (revoked, failed members, agreements). */
+    CommFt ft;
+    /** Failures of members acknowledged with {@link #ackFailed} (a prefix of {@link #getFailed}). */
+    volatile int acked;
+    /**
+     * Under recovery mode IGNORE (job option {@code recovery-mode=ignore}), receives and probes
+     * from ANY_SOURCE raise while a member's failure is unacknowledged (ULFM); otherwise they
+     * keep matching the survivors' messages.
+     */
+    boolean anySourceRule;
 
     Comm() {}
 
@@ -42,6 +54,8 @@ public class Comm implements Freeable, Cloneable {
         this.name = name;
         this.predefined = predefined;
         this.errhandler = MPI.ERRORS_ARE_FATAL;
+        this.ft = engine.registerComm(context, world);
+        this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
     }
 
     // ------------------------------------------------------------------ basics
@@ -98,7 +112,10 @@ public class Comm implements Freeable, Cloneable {
     public void free() throws MPIException {
         check("free");
         if (predefined) throw raise(MPI.ERR_COMM, "free: cannot free the predefined communicator " + name);
-        if (context > 2) engine.releaseContext(context);
+        if (context > 2) {
+            engine.unregisterComm(context);
+            engine.releaseContext(context);
+        }
         engine = null;
     }
 
@@ -162,8 +179,10 @@ public class Comm implements Freeable, Cloneable {
         checkSource("recv", source);
         checkRecvTag("recv", tag);
         Buffers.Region g = region(buf, count, type, "recv", true);
+        if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
-        engine.await(r);
+        if (source == MPI.ANY_SOURCE && anySourceRule && ft.failedCount() > 0) awaitAnySource(r, "recv", true);
+        else engine.await(r);
         return received(r, g, "recv");
     }
 
@@ -254,7 +273,9 @@ public class Comm implements Freeable, Cloneable {
         checkSource("iRecv", source);
         checkRecvTag("iRecv", tag);
         Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.RECV);
-        return new Request(startRecv(g, source, tag), this, g);
+        Request q = new Request(startRecv(g, source, tag), this, g);
+        q.anySource = source == MPI.ANY_SOURCE;
+        return q;
     }
 
     private Request nonBlockingSend(String op, Buffer buf, int count, Datatype type, int dest, int tag, int mode)
@@ -348,6 +369,8 @@ public class Comm implements Freeable, Cloneable {
     }
 
     Engine.Probed probeOnce(String op, int source, int tag, boolean remove) throws MPIException {
+        if (ft.isRevoked()) throw raise(MPI.ERR_REVOKED, op + ": the communicator " + name + " has been revoked");
+        if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure(op, false);
         try {
             return engine.probe(context, source, source >= 0 ? world[source] : -1, tag, remove);
         } catch (P2pException e) {
@@ -1294,6 +1317,216 @@ public class Comm implements Freeable, Cloneable {
         return c;
     }
 
+    // ------------------------------------------------------------------ fault tolerance (ULFM)
+    // Semantics of Open MPI's MPIX_Comm_* (User-Level Failure Mitigation); see docs/fault-tolerance.md.
+
+    /**
+     * MPIX_COMM_REVOKE: revokes this communicator at every member. Pending operations on it
+     * complete with {@link RevokedException}, and so does every later operation on it except
+     * {@link #agree}, {@link #iAgree}, {@link #shrink}, {@link #iShrink}, {@link #ackFailed},
+     * {@link #getFailed} and {@link #getAcked}. Local: returns at once; the notice is flooded
+     * to the members over the fault-tolerance control channel.
+     */
+    public final void revoke() throws MPIException {
+        check("revoke");
+        engine.revoke(ft);
+    }
+
+    /** MPIX_COMM_IS_REVOKED: whether this communicator has been revoked (here or by a member). */
+    public final boolean isRevoked() throws MPIException {
+        check("isRevoked");
+        if (!ft.isRevoked()) engine.progress(); // a REVOKE notice may be waiting in a transport
+        return ft.isRevoked();
+    }
+
+    /**
+     * MPIX_COMM_GET_FAILED: the members of this communicator known here to have failed, in the
+     * order the failures became known (a local operation; other members may know more or fewer).
+     */
+    public final Group getFailed() throws MPIException {
+        check("getFailed");
+        engine.progress(); // a lost connection may be waiting to be noticed
+        return new Group(engine.failedMembers(ft), world[rank]);
+    }
+
+    /**
+     * MPIX_COMM_ACK_FAILED: acknowledges the first {@code numToAck} failures of {@link
+     * #getFailed} (all known ones if there are fewer), so that receives and probes from {@code
+     * MPI.ANY_SOURCE} no longer raise for them. Returns the number of acknowledged failures.
+     */
+    public final int ackFailed(int numToAck) throws MPIException {
+        check("ackFailed");
+        if (numToAck < 0) throw raise(MPI.ERR_ARG, "ackFailed: numToAck is negative (" + numToAck + ")");
+        synchronized (this) {
+            int n = Math.min(numToAck, ft.failedCount());
+            if (n > acked) acked = n;
+            return acked;
+        }
+    }
+
+    /** MPIX_COMM_FAILURE_ACK: acknowledges every failure known now; returns how many are acknowledged. */
+    public final int ackFailed() throws MPIException {
+        return ackFailed(Integer.MAX_VALUE);
+    }
+
+    /** MPIX_COMM_FAILURE_GET_ACKED: the failed members acknowledged with {@link #ackFailed}. */
+    public final Group getAcked() throws MPIException {
+        check("getAcked");
+        int[] failed = engine.failedMembers(ft);
+        return new Group(java.util.Arrays.copyOf(failed, Math.min(acked, failed.length)), world[rank]);
+    }
+
+    /** Agreement instances started on this communicator (agree, iAgree, shrink, iShrink). */
+    private int agreements;
+
+    private synchronized int nextAgreement() {
+        return ++agreements;
+    }
+
+    /**
+     * MPIX_COMM_AGREE: a fault-tolerant agreement among the surviving members; returns the
+     * bitwise AND of {@code flag} over the members that contributed (every live member, and
+     * members that failed after contributing). Works on a revoked communicator and with failed
+     * members; tolerates failures during the call (the algorithm is in docs/fault-tolerance.md).
+     * Collective over the live members.
+     */
+    public final int agree(int flag) throws MPIException {
+        check("agree");
+        return agreeOn("agree", nextAgreement() << 6, flag).value();
+    }
+
+    /**
+     * MPIX_COMM_IAGREE: non-blocking {@link #agree}. Reads {@code flag.get(0)} now and stores the
+     * agreed value there when the returned request completes.
+     */
+    public final Request iAgree(IntBuffer flag) throws MPIException {
+        check("iAgree");
+        if (flag == null) throw raise(MPI.ERR_BUFFER, "iAgree: flag is null");
+        if (flag.capacity() < 1) throw raise(MPI.ERR_BUFFER, "iAgree: flag has no room for one int");
+        int value = flag.get(0);
+        int k = nextAgreement() << 6;
+        org.ftmpi.p2p.Request req = engine.externalRequest();
+        Thread.ofVirtual().name("ftmpi-iagree-" + engine.rank()).start(() -> {
+            try {
+                Engine.Decision d = engine.agree(ft, k, value);
+                flag.put(0, d.value());
+                engine.completeExternal(req, ErrorClass.SUCCESS, null, -1);
+            } catch (P2pException e) {
+                engine.completeExternal(req, e.errorClass(), "iAgree: " + e.getMessage(), -1);
+            }
+        });
+        return new Request(req, this, null);
+    }
+
+    private Engine.Decision agreeOn(String op, int k, int flag) throws MPIException {
+        try {
+            return engine.agree(ft, k, flag);
+        } catch (P2pException e) {
+            throw raise(e, op);
+        }
+    }
+
+    /**
+     * MPIX_COMM_SHRINK: a new communicator of the members not in the failed set agreed by the
+     * survivors, in the order of their ranks here, with a newly agreed context id. Never raises
+     * for failed members or a revoked communicator; tolerates failures during the call.
+     * Collective over the live members.
+     */
+    public final Intracomm shrink() throws MPIException {
+        check("shrink");
+        Intracomm c = new Intracomm();
+        shrinkInto(c, nextAgreement(), "shrink");
+        return c;
+    }
+
+    /**
+     * MPIX_COMM_ISHRINK: non-blocking {@link #shrink}. Use the returned communicator once its
+     * {@link #getRequest()} has completed.
+     */
+    public final Intracomm iShrink() throws MPIException {
+        check("iShrink");
+        int seq = nextAgreement();
+        Intracomm c = new Intracomm();
+        org.ftmpi.p2p.Request req = engine.externalRequest();
+        c.request = new Request(req, this, null);
+        Thread.ofVirtual().name("ftmpi-ishrink-" + engine.rank()).start(() -> {
+            try {
+                shrinkInto(c, seq, "iShrink");
+                engine.completeExternal(req, ErrorClass.SUCCESS, null, -1);
+            } catch (MPIException e) {
+                engine.completeExternal(req, e.getErrorClass(), e.getMessage(), -1);
+            }
+        });
+        return c;
+    }
+
+    /**
+     * Shrink: each attempt derives a candidate context id from this communicator's id and the
+     * agreement sequence, reserves it if free here, and agrees on (all reserved) AND the failed
+     * set; the agreed failed set defines the survivors, so every survivor builds the same group.
+     */
+    private void shrinkInto(Intracomm c, int seq, String op) throws MPIException {
+        for (int attempt = 0; ; attempt++) {
+            int candidate = deriveContext(context, 0x400000 + seq, attempt);
+            boolean reserved = candidate > 2 && engine.reserveContext(candidate);
+            Engine.Decision d;
+            try {
+                d = agreeOn(op, (seq << 6) + (attempt & 63), reserved ? 1 : 0);
+            } catch (MPIException e) {
+                if (reserved) engine.releaseContext(candidate);
+                throw e;
+            }
+            if (d.value() != 0) {
+                java.util.Set<Integer> dead = new java.util.HashSet<>();
+                for (int w : d.failedWorld()) dead.add(w);
+                int[] members = java.util.Arrays.stream(world).filter(w -> !dead.contains(w)).toArray();
+                int newRank = -1;
+                for (int i = 0; i < members.length; i++) if (members[i] == world[rank]) newRank = i;
+                initDerived(c, candidate, newRank, members, name + ".shrink");
+                return;
+            }
+            if (reserved) engine.releaseContext(candidate);
+        }
+    }
+
+    /** Whether a member failed whose failure this communicator has not acknowledged. */
+    final boolean unacknowledgedFailure() {
+        return anySourceRule && ft.failedCount() > acked;
+    }
+
+    /**
+     * The error of a receive or probe from ANY_SOURCE interrupted by an unacknowledged failure:
+     * for a non-blocking receive ({@code pending}) the request stays active.
+     */
+    final MPIException anySourceFailure(String op, boolean pending) {
+        int[] failed = engine.failedMembers(ft);
+        int w = failed.length > acked ? failed[acked] : -1;
+        int pf = engine.procFailedClass();
+        int clazz = pending ? (pf == MPI.ERR_PROC_FAILED ? MPI.ERR_PROC_FAILED_PENDING : pf) : pf;
+        String msg = op + ": receive from MPI.ANY_SOURCE on " + name + " interrupted: world rank " + w
+                + " failed and the failure is not acknowledged (" + (pending ? "the request stays pending; " : "")
+                + "call ackFailed())";
+        return handle(new ProcFailedException(clazz, msg, w, pending));
+    }
+
+    /**
+     * Waits for a receive from ANY_SOURCE, raising when a member's failure is unacknowledged: a
+     * blocking receive is cancelled then (unless it matched meanwhile), a non-blocking one stays
+     * pending.
+     */
+    final void awaitAnySource(org.ftmpi.p2p.Request r, String op, boolean blocking) throws MPIException {
+        int idle = 0;
+        while (!engine.test(r)) {
+            if (unacknowledgedFailure()) {
+                if (!blocking) throw anySourceFailure(op, true);
+                if (engine.cancel(r)) throw anySourceFailure(op, false);
+                engine.await(r);
+                return;
+            }
+            idle = Engine.idle(idle);
+        }
+    }
+
     // ------------------------------------------------------------------ internals
 
     /** {@link Buffers#region}, with argument errors going through the error handler. */
@@ -1401,13 +1634,14 @@ public class Comm implements Freeable, Cloneable {
 
     /** Applies the error handler: returns the exception to throw, or aborts the job (ERRORS_ARE_FATAL). */
     MPIException raise(int errorClass, String message) {
-        return handle(MPIException.of(errorClass, message));
+        return handle(errorClass == MPI.ERR_REVOKED ? new RevokedException(message) : MPIException.of(errorClass, message));
     }
 
     MPIException raise(P2pException e, String op) {
         String msg = op + ": " + e.getMessage();
         MPIException ex = e.failedRank() >= 0
                 ? new ProcFailedException(e.errorClass(), msg, e.failedRank())
+                : e.errorClass() == MPI.ERR_REVOKED ? new RevokedException(msg)
                 : MPIException.of(e.errorClass(), msg);
         return handle(ex);
     }

@@ -17,6 +17,8 @@ public class Request implements Freeable {
     Comm comm;
     Buffers.Region region;
     private boolean freed;
+    /** A receive from MPI.ANY_SOURCE: wait/test raise while a member's failure is unacknowledged. */
+    boolean anySource;
 
     Request(org.ftmpi.p2p.Request op, Comm comm, Buffers.Region region) {
         this.op = op;
@@ -46,7 +48,8 @@ public class Request implements Freeable {
     public final Status waitStatus() throws MPIException {
         org.ftmpi.p2p.Request o = op;
         if (o == null) return emptyStatus();
-        o.engine().await(o);
+        if (anySource && comm.anySourceRule && comm.ft.failedCount() > 0) comm.awaitAnySource(o, "wait", false);
+        else o.engine().await(o);
         return finish();
     }
 
@@ -59,7 +62,9 @@ public class Request implements Freeable {
     public final Status testStatus() throws MPIException {
         org.ftmpi.p2p.Request o = op;
         if (o == null) return emptyStatus();
-        return o.engine().test(o) ? finish() : null;
+        if (o.engine().test(o)) return finish();
+        if (anySource && comm.unacknowledgedFailure()) throw comm.anySourceFailure("test", true);
+        return null;
     }
 
     /** MPI_TEST without a status. */

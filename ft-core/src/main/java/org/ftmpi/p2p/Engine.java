@@ -452,6 +452,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.EAGER, FrameHeader.EAGER_SYNC, FrameHeader.RTS -> onEnvelope(peer, h, payload);
             case FrameHeader.CTS -> onCts(h);
             case FrameHeader.DATA -> onData(h, payload);
+            case FrameHeader.FT -> ft.onFrame(peer, FrameHeader.context(h), FrameHeader.tag(h), payload);
             case FrameHeader.SYNC_ACK -> {
                 Request s = byId.remove(FrameHeader.sendRequest(h));
                 if (s != null) s.succeed(s.peer, s.tag, s.capacity);
@@ -704,6 +705,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         for (MatchQueues q : contexts.values()) {
             for (Request r : q.removePostedFrom(peer)) r.fail(procFailedClass, msg, peer);
         }
+        ftPeerLost(peer, msg);
     }
 
     /** Completes {@code r} at once with an error when its peer failed or the job aborts. */
@@ -716,7 +718,189 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             r.fail(procFailedClass, "process failure: " + peerFailure[r.peerWorld], r.peerWorld);
             return true;
         }
+        return ftEvents != 0 && ftUnusable(r);
+    }
+
+    // ------------------------------------------------------------------ fault tolerance (ULFM)
+
+    /** FT state of the communicators of this process, by point-to-point context id. */
+    private final Map<Integer, CommFt> ftComms = new HashMap<>();
+    private final FtProtocol ft = new FtProtocol(this, ftComms);
+    /** Number of failures and revokes seen; 0 keeps the FT checks off the fast path. */
+    private volatile int ftEvents;
+    /** World ranks of the failed processes, in the order the failures became known. */
+    private final ArrayList<Integer> failedOrder = new ArrayList<>();
+
+    void ftEvent() {
+        ftEvents++;
+    }
+
+    /** The error class of process-failure errors in this job (ERR_OTHER, or ERR_PROC_FAILED with ulfm-error-classes). */
+    public int procFailedClass() { return procFailedClass; }
+
+    /**
+     * Registers a communicator (context id {@code context}, members {@code world}) for failure
+     * handling: revoke, agreement, and failing its collectives when a member fails.
+     */
+    public CommFt registerComm(int context, int[] world) {
+        lock.lock();
+        try {
+            CommFt f = ft.state(context);
+            f.world = world.clone();
+            f.rankOf = new int[size];
+            Arrays.fill(f.rankOf, -1);
+            for (int i = 0; i < world.length; i++) f.rankOf[world[i]] = i;
+            for (int w : failedOrder) {
+                if (f.contains(w)) memberFailed(f, w, "process failure: " + peerFailure[w]);
+            }
+            if (f.revoked) ft.floodRevoke(f);
+            ft.replay(f);
+            return f;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forgets a freed communicator's FT state. */
+    public void unregisterComm(int context) {
+        lock.lock();
+        try {
+            ftComms.remove(context);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void ftPeerLost(int peer, String msg) {
+        failedOrder.add(peer);
+        ftEvents++;
+        for (CommFt f : ftComms.values()) {
+            if (f.contains(peer)) memberFailed(f, peer, msg);
+        }
+    }
+
+    /**
+     * A member of {@code f} failed: its collectives can no longer complete, so every pending
+     * request on its collective context fails (on every member, as each learns of the failure),
+     * and its agreements move on.
+     */
+    private void memberFailed(CommFt f, int peer, String msg) {
+        if (f.failed.contains(f.rankOf[peer])) return;
+        f.failed.add(f.rankOf[peer]);
+        f.failedCount = f.failed.size();
+        f.collBroken = true;
+        failContext(f.context + 1, procFailedClass, "collective: rank " + f.rankOf[peer] + " of the communicator"
+                + " (world rank " + peer + ") failed: " + msg, peer);
+        ft.memberFailed(f);
+    }
+
+    /** Fails every pending request on context id {@code ctx}. */
+    void failContext(int ctx, int errorClass, String msg, int failedRank) {
+        for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (r.context == ctx && r.kind != Request.Kind.COLL) {
+                it.remove();
+                r.fail(errorClass, msg, failedRank);
+            }
+        }
+        for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (r.context == ctx) {
+                it.remove();
+                r.fail(errorClass, msg, failedRank);
+            }
+        }
+        MatchQueues q = contexts.get(ctx);
+        if (q != null) {
+            for (Request r : q.posted) r.fail(errorClass, msg, failedRank);
+            q.posted.clear();
+        }
+    }
+
+    /** New requests on a revoked communicator, or collective ones on a communicator with a failed member. */
+    private boolean ftUnusable(Request r) {
+        CommFt f = ftComms.get(r.context & ~1);
+        if (f == null) return false;
+        if (f.revoked) {
+            r.fail(ErrorClass.ERR_REVOKED, "the communicator has been revoked", -1);
+            return true;
+        }
+        if ((r.context & 1) != 0 && f.collBroken) {
+            int w = f.world[f.failed.get(0)];
+            r.fail(procFailedClass, "collective: rank " + f.failed.get(0) + " of the communicator (world rank "
+                    + w + ") has failed: " + peerFailure[w], w);
+            return true;
+        }
         return false;
+    }
+
+    /** Sends a fault-tolerance control frame (never matched against receives). */
+    void ftSend(int worldRank, int context, int kind, byte[] payload) {
+        if (peerFailed[worldRank]) return;
+        try {
+            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, 0, 0, 0, payload.length,
+                    MemorySegment.ofArray(payload), 0, payload.length);
+        } catch (IOException e) {
+            peerLost(worldRank, e.getMessage());
+        }
+    }
+
+    /** MPIX_COMM_REVOKE: revokes the communicator here and at every live member. */
+    public void revoke(CommFt f) {
+        lock.lock();
+        try {
+            ft.revoke(f, "revoked by rank " + rank);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** World ranks of the members of {@code f} known failed, in the order the failures became known. */
+    public int[] failedMembers(CommFt f) {
+        lock.lock();
+        try {
+            int[] out = new int[f.failed.size()];
+            for (int i = 0; i < out.length; i++) out[i] = f.world[f.failed.get(i)];
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The outcome of an agreement: the AND of the flags, and the world ranks of the agreed failed set. */
+    public record Decision(int value, int[] failedWorld) {}
+
+    /**
+     * Runs this process's part of agreement instance {@code k} of communicator {@code f} (every
+     * member calls it with the same {@code k}; fault-tolerant, see {@link FtProtocol}). Blocks,
+     * progressing the transports, until the decision is known.
+     */
+    public Decision agree(CommFt f, int k, int value) throws P2pException {
+        Agreement g;
+        lock.lock();
+        try {
+            g = ft.start(f, k, value);
+        } finally {
+            lock.unlock();
+        }
+        int idle = 0;
+        while (true) {
+            int work = 0;
+            if (lock.tryLock()) {
+                try {
+                    work = progressLocked();
+                    ft.advance(f, g);
+                    if (g.decided) {
+                        int[] failed = g.dFailed.stream().map(r -> f.world[r]).toArray();
+                        return new Decision(g.dValue, failed);
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+            if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
+            idle = work > 0 ? 0 : idle(idle);
+        }
     }
 
     // ------------------------------------------------------------------ context ids

@@ -231,7 +231,8 @@ final class Job implements Controller.Events {
             controller.notifyAbort(code, "rank " + rank + " " + how);
             terminate(code);
         } else {
-            console.message(what + "; survivors notified");
+            console.message(what + "; the survivors continue (recovery-mode ignore)");
+            if (firstNonZero == 0) firstNonZero = status != 0 ? status : 1;
         }
     }
 
@@ -264,7 +265,8 @@ final class Job implements Controller.Events {
             controller.notifyAbort(FENCED_STATUS, "rank " + rank + " " + how);
             terminate(FENCED_STATUS);
         } else {
-            console.message(what + "; killed it (SIGKILL), survivors notified");
+            console.message(what + "; killed it (SIGKILL), the survivors continue (recovery-mode ignore)");
+            if (firstNonZero == 0) firstNonZero = FENCED_STATUS;
         }
     }
 

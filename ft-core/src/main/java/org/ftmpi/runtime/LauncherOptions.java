@@ -13,6 +13,8 @@ public final class LauncherOptions {
     public static final Map<String, String> ALIASES = Map.of("bench", "org.ftmpi.bench.Main");
     /** The only communicator mode implemented so far. */
     public static final String COMM_MODE_ABORT = "abort";
+    /** Recovery modes: abort the job on a death (default), or let the survivors continue. */
+    public static final Set<String> RECOVERY_MODES = Set.of("abort", "ignore");
     private static final Set<String> LATER_MODES = Set.of("blank", "shrink", "rebuild", "reset", "cont");
     /** JVM options that take the next token as their value. */
     private static final Set<String> JVM_TWO_TOKEN = Set.of("--add-modules", "--add-opens",
@@ -35,6 +37,10 @@ public final class LauncherOptions {
               --tag-output          prefix every output line with "[rank] "
               --comm-mode MODE      communicator failure mode; only "abort" is available yet
                                     (a rank dying before MPI_Finalize aborts the job)
+              --recovery-mode MODE  what a rank's death does: "abort" (default) ends the job;
+                                    "ignore" tells the survivors, which continue (operations
+                                    that need the dead rank fail; ULFM revoke/agree/shrink);
+                                    the exit status still names the dead rank
               --tcp-bind ADDR       address for the controller and TCP transport
                                     (default 127.0.0.1; job option tcp-bind)
               --transports LIST     comma-separated transports to use (job option transports)
@@ -121,6 +127,13 @@ public final class LauncherOptions {
                                 + "; only 'abort' is implemented in this version");
                     }
                     options.put("comm-mode", v);
+                }
+                case "--recovery-mode" -> {
+                    String v = (inline != null ? inline : value(args, i++, name)).toLowerCase();
+                    if (!RECOVERY_MODES.contains(v)) {
+                        throw new UsageException("--recovery-mode " + v + " is not a recovery mode (abort or ignore)");
+                    }
+                    options.put("recovery-mode", v);
                 }
                 case "--tcp-bind" -> {
                     bind = inline != null ? inline : value(args, i++, name);

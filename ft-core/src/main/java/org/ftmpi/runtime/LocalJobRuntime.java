@@ -65,6 +65,17 @@ public final class LocalJobRuntime {
         }
     }
 
+    /**
+     * Simulates the death of {@code rank} (threads-as-ranks): its own pending and later
+     * operations fail as under an abort, so its thread can end, and every other rank gets the
+     * failure notice, as from the controller after a SIGKILL.
+     */
+    public void kill(int rank, String how) {
+        ControlListener self = listeners[rank];
+        if (self != null) self.abort(137, "rank " + rank + " " + how + " (simulated death)");
+        notifyFailed(rank, how);
+    }
+
     public String abortReason() { return aborted; }
 
     private final class Member implements RankRuntime {

@@ -37,7 +37,8 @@ import java.nio.ByteOrder;
  * Frame types: {@link #EAGER} (envelope + whole payload), {@link #EAGER_SYNC} (same, the
  * receiver answers {@link #SYNC_ACK} when it matches), {@link #RTS} (envelope and length, no
  * payload), {@link #CTS} (receiver ready: carries both request ids), {@link #DATA} (one fragment
- * of a rendezvous message, at an offset).
+ * of a rendezvous message, at an offset), {@link #FT} (fault-tolerance control: revoke and
+ * agreement messages of a communicator; never matched against receives).
  */
 public final class FrameHeader {
     public static final int BYTES = 56;
@@ -48,6 +49,7 @@ public final class FrameHeader {
     public static final byte CTS = 4;
     public static final byte DATA = 5;
     public static final byte SYNC_ACK = 6;
+    public static final byte FT = 7;
 
     /** Flag: the payload is already in the receiver's buffer (see {@link FrameSink#placement}). */
     public static final short FLAG_PLACED = 1;

@@ -87,6 +87,9 @@ class LauncherOptionsTest {
         assertMessage("after 'java'", "-np", "2", "java", "-Xmx1g");
         assertMessage("not available yet", "-np", "2", "--comm-mode", "shrink", "M");
         assertMessage("KEY=VALUE", "-np", "2", "--opt", "novalue", "M");
+        assertMessage("--recovery-mode rebuild is not a recovery mode (abort or ignore)",
+                "-np", "2", "--recovery-mode", "rebuild", "M");
+        assertMessage("needs a value", "-np", "2", "--recovery-mode");
         assertMessage("not supported", "-np", "2", "java", "-m", "mod/cls");
         assertMessage("takes no value", "-np", "2", "--tag-output=yes", "M");
     }
@@ -111,6 +114,13 @@ class LauncherOptionsTest {
     void helpNeedsNothingElse() throws UsageException {
         assertTrue(parse("--help").help());
         assertTrue(parse("-h").help());
+    }
+
+    @org.junit.jupiter.api.Test
+    void recoveryModeIgnoreReachesTheRanksAsAJobOption() throws Exception {
+        assertEquals("ignore", parse("-np", "2", "--recovery-mode", "IGNORE", "M").options().get("recovery-mode"));
+        assertEquals("abort", parse("-np", "2", "--recovery-mode=abort", "M").options().get("recovery-mode"));
+        assertEquals(null, parse("-np", "2", "M").options().get("recovery-mode"), "default: abort (unset)");
     }
 
     private static void assertMessage(String part, String... args) {
