@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class DetectionSystemTest {
     private static final String PROBE = "org.ftmpi.runtime.testprog.DetectProbe";
     private static final Pattern READY = Pattern.compile("ready rank (\\d+) pid (\\d+) job ([0-9a-f]+) host (\\S+)");
-    private static final List<String> SURVIVE = List.of("--opt", "recovery-mode=ignore");
+    private static final List<String> SURVIVE = List.of("--recovery-mode", "ignore");
 
     static List<String> cmd(List<String> launcherArgs, int expected, long holdMs) {
         List<String> c = new ArrayList<>();
@@ -95,7 +95,7 @@ class DetectionSystemTest {
         FtmpirunSystemTest.Result r = run.await();
         assertEquals(128 + 9, r.code(), r.err());
         assertEverySurvivorToldOnce(r.out(), 4, List.of(2));
-        assertTrue(r.err().contains("rank 2 (pid " + ready.pids().get(2) + ") was killed by signal 9 (SIGKILL); survivors notified"), r.err());
+        assertTrue(r.err().contains("rank 2 (pid " + ready.pids().get(2) + ") was killed by signal 9 (SIGKILL); the survivors continue (recovery-mode ignore)"), r.err());
         FtmpirunSystemTest.assertAllDead(ready.allPids());
     }
 
@@ -110,7 +110,7 @@ class DetectionSystemTest {
         assertEverySurvivorToldOnce(r.out(), 4, List.of(1));
         assertTrue(r.out().contains("failed 1 ") && r.out().contains(": no heartbeat for "), r.out());
         assertTrue(r.err().matches("(?s).*ftmpirun: rank 1 \\(pid " + victim + "\\) declared failed by rank \\d: "
-                + "no heartbeat for \\d+ ms; killed it \\(SIGKILL\\), survivors notified.*"), r.err());
+                + "no heartbeat for \\d+ ms; killed it \\(SIGKILL\\), the survivors continue \\(recovery-mode ignore\\).*"), r.err());
         FtmpirunSystemTest.assertAllDead(ready.allPids());
     }
 
