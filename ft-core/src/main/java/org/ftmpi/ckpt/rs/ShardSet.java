@@ -86,7 +86,8 @@ public final class ShardSet {
 
     /** Outcome of {@link #reconstruct}: which slots were absent and which were corrupt (both rebuilt). */
     public record Repair(int[] missing, int[] corrupt) {
-        public boolean nothingToDo() {
+        /** Whether every shard was present and intact (nothing was rebuilt). */
+        public boolean intact() {
             return missing.length == 0 && corrupt.length == 0;
         }
 
@@ -127,7 +128,7 @@ public final class ShardSet {
         }
         Repair repair = new Repair(missing.stream().mapToInt(Integer::intValue).toArray(),
                 corrupt.stream().mapToInt(Integer::intValue).toArray());
-        if (repair.nothingToDo()) return repair;
+        if (repair.intact()) return repair;
         MemorySegment[] segs = new MemorySegment[k + m];
         for (int i = 0; i < k + m; i++) {
             segs[i] = present[i] ? slots[i].data() : arena.allocate(Math.max(shardLength, 1), 64).asSlice(0, shardLength);

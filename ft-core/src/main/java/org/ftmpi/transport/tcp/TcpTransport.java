@@ -197,7 +197,7 @@ final class TcpTransport implements Transport {
     @Override
     public boolean released(int worldRank) {
         Conn c = conns[worldRank];
-        return c == null || c.pinnedQueued == 0;
+        return c == null || c.pinned.isEmpty();
     }
 
     private Conn liveConn(int worldRank) throws IOException {
@@ -367,7 +367,6 @@ final class TcpTransport implements Transport {
         final ArrayDeque<ByteBuffer> freeChunks = new ArrayDeque<>();
         final ByteBuffer[] writev = new ByteBuffer[16];
         long backlogBytes;
-        int pinnedQueued;
         /** A large DATA payload being read straight into its receive buffer, or null. */
         ByteBuffer placing;
         MemorySegment placed;
@@ -411,7 +410,6 @@ final class TcpTransport implements Transport {
             if (n == 0) return;
             backlogBytes += n;
             pinned.add(src);
-            pinnedQueued++;
             backlog.add(src);
         }
 
@@ -440,9 +438,7 @@ final class TcpTransport implements Transport {
         }
 
         private void release(ByteBuffer b) {
-            if (pinned.remove(b)) {
-                pinnedQueued--;
-            } else if (freeChunks.size() < MAX_FREE_CHUNKS) {
+            if (!pinned.remove(b) && freeChunks.size() < MAX_FREE_CHUNKS) {
                 freeChunks.add(b);
             }
         }
@@ -450,7 +446,6 @@ final class TcpTransport implements Transport {
         void dropBacklog() {
             backlog.clear();
             pinned.clear();
-            pinnedQueued = 0;
             backlogBytes = 0;
             placing = null;
             placed = null;

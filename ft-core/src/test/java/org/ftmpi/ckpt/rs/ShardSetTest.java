@@ -50,7 +50,7 @@ class ShardSetTest {
             assertArrayEquals(parity1, bytes(set.get(k + 1).data()));
             for (int i = 0; i < k + m; i++) assertTrue(set.get(i).verify(), "resealed " + i);
             assertEquals(0, set.corruptShards().length);
-            assertTrue(set.reconstruct(rs, arena).nothingToDo());
+            assertTrue(set.reconstruct(rs, arena).intact());
         }
     }
 

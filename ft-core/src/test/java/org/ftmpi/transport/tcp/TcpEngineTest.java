@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import mpi.MPI;
 import mpi.Request;
@@ -39,6 +40,7 @@ class TcpEngineTest {
     @Test
     void windowOfLargeSendsFromDirectBuffersArrivesIntact() throws Exception {
         int window = 24;
+        CountDownLatch posted = new CountDownLatch(1);
         LocalJob.run(2, TCP, world -> {
             int me = world.getRank();
             ByteBuffer[] bufs = new ByteBuffer[window];
@@ -50,11 +52,13 @@ class TcpEngineTest {
             }
             if (me == 0) {
                 for (int w = 0; w < window; w++) reqs[w] = world.iSend(bufs[w], bufs[w].capacity(), MPI.BYTE, 1, w % 3);
+                posted.countDown();
                 Request.waitAll(reqs);
                 world.send(new int[] {1}, 1, MPI.INT, 1, 99);
             } else {
                 for (int w = 0; w < window / 2; w++) reqs[w] = world.iRecv(bufs[w], bufs[w].capacity(), MPI.BYTE, 0, w % 3);
-                Thread.sleep(200); // the rest arrive unexpected, with the sender's socket full
+                // the rest arrive unexpected, with the sender's socket full
+                assertTrue(posted.await(60, TimeUnit.SECONDS), "the sender never posted its window");
                 for (int w = window / 2; w < window; w++) {
                     reqs[w] = world.iRecv(bufs[w], bufs[w].capacity(), MPI.BYTE, 0, w % 3);
                 }
@@ -75,6 +79,7 @@ class TcpEngineTest {
     void eagerSendsBeyondTheSocketBufferAreKeptAndDelivered() throws Exception {
         int count = 400;
         int size = 60_000;
+        CountDownLatch sent = new CountDownLatch(1);
         LocalJob.run(2, TCP, world -> {
             if (world.getRank() == 0) {
                 byte[] b = new byte[size];
@@ -83,9 +88,10 @@ class TcpEngineTest {
                     b[size - 1] = (byte) k;
                     world.send(b, size, MPI.BYTE, 1, 4); // eager: returns while queued
                 }
+                sent.countDown();
                 world.recv(new int[1], 1, MPI.INT, 1, 5);
             } else {
-                Thread.sleep(300);
+                assertTrue(sent.await(60, TimeUnit.SECONDS), "the sender never finished its eager sends");
                 byte[] b = new byte[size];
                 for (int k = 0; k < count; k++) {
                     world.recv(b, size, MPI.BYTE, 0, 4);
