@@ -54,7 +54,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private Transport[] idleTransports;
     private static final int IDLE_POLL_PERIOD = 1024;
     /** Progress steps taken by application threads (the agent's own do not count). */
-    private volatile int userSteps;
+    /** Progress steps made by application threads; written opaque (no fence in the poll loop), read by the agent. */
+    private int userSteps;
+    private static final java.lang.invoke.VarHandle USER_STEPS;
+    static {
+        try {
+            USER_STEPS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Engine.class, "userSteps", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private int steps;
     private final Transport[] route;
     private final int[] eagerLimit;
@@ -401,11 +410,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     private int progressLocked() {
-        userSteps = ++steps;
+        USER_STEPS.setOpaque(this, ++steps);
         return step();
     }
 
     private int step() {
+        completedInStep = false;
         int work = 0;
         for (Transport t : busy) work += t.progress();
         if ((steps & (IDLE_POLL_PERIOD - 1)) == 0) {
@@ -423,11 +433,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private static final long AGENT_PERIOD_NS = 200_000;
 
     private void agentLoop() {
-        int seen = userSteps;
+        int seen = (int) USER_STEPS.getOpaque(this);
         boolean active = false;
         while (!closed) {
             LockSupport.parkNanos(outstanding == 0 ? 5_000_000 : active ? 2_000_000 : AGENT_PERIOD_NS);
-            int now = userSteps;
+            int now = (int) USER_STEPS.getOpaque(this);
             active = now != seen;
             seen = now;
             if (outstanding > 0 && !active && lock.tryLock()) {
@@ -445,6 +455,19 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     // ------------------------------------------------------------------ frames in
 
+    /** Set when a frame of the current progress step completed a request (see {@link #returnEarly}). */
+    private boolean completedInStep;
+
+    /**
+     * True once a frame handed over in this progress step completed a receive or a synchronous
+     * send: a transport reading a batch returns then, so that the waiting thread sees its request
+     * complete before the transport looks at (and waits for the cache line of) the next record.
+     */
+    @Override
+    public boolean returnEarly() {
+        return completedInStep;
+    }
+
     @Override
     public void onFrame(int peer, MemorySegment h, MemorySegment payload) {
         if (peerFailed[peer]) return; // fenced: traffic of a failed process is dropped
@@ -455,7 +478,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.FT -> ft.onFrame(peer, FrameHeader.context(h), FrameHeader.tag(h), payload);
             case FrameHeader.SYNC_ACK -> {
                 Request s = byId.remove(FrameHeader.sendRequest(h));
-                if (s != null) s.succeed(s.peer, s.tag, s.capacity);
+                if (s != null) {
+                    s.succeed(s.peer, s.tag, s.capacity);
+                    completedInStep = true;
+                }
             }
             default -> peerLost(peer, "unknown frame type " + FrameHeader.type(h));
         }
@@ -487,6 +513,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h));
         } else {
             copyIn(r, source, tag, payload, payload.byteSize());
+            completedInStep = true;
             if (type == FrameHeader.EAGER_SYNC) ack(peer, FrameHeader.sendRequest(h));
         }
     }
@@ -931,6 +958,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             MatchQueues p = contexts.get(id), c = contexts.get(id + 1);
             if (p != null && p.posted.isEmpty()) contexts.remove(id);
             if (c != null && c.posted.isEmpty()) contexts.remove(id + 1);
+            lastQueues = null;
         } finally {
             lock.unlock();
         }
@@ -948,13 +976,20 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     private MatchQueues queues(int context) {
+        if (context == lastContext && lastQueues != null) return lastQueues;
         MatchQueues q = contexts.get(context);
         if (q == null) {
             q = new MatchQueues();
             contexts.put(context, q);
         }
+        lastContext = context;
+        lastQueues = q;
         return q;
     }
+
+    /** One-entry cache of {@link #queues}: most traffic goes to one communicator at a time. */
+    private int lastContext;
+    private MatchQueues lastQueues;
 
     /** MPI_Finalize: waits for every rank, then closes the transports. */
     public void finish() throws IOException {

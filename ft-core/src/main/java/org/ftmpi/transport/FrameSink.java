@@ -27,6 +27,16 @@ public interface FrameSink {
         return null;
     }
 
+    /**
+     * Whether a frame handed to {@link #onFrame} during the current {@link Transport#progress()}
+     * completed a request that a thread may be waiting for; a transport reading a batch of
+     * frames should then return instead of looking for more (latency before throughput: the
+     * waiting thread runs the next progress step at once). By default never.
+     */
+    default boolean returnEarly() {
+        return false;
+    }
+
     /** The connection to {@code peer} failed; the peer must be treated as unreachable. */
     void onPeerLost(int peer, String cause);
 }

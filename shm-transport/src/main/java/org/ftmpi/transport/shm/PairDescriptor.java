@@ -13,6 +13,7 @@ package org.ftmpi.transport.shm;
  *  | layout version (int)                                          | 4
  *  | job id (long)                                                 | 8
  *  | ring capacity (int) | lo rank (int) | hi rank (int) | (pad)   | 16
+ *  | salt (int): random, mixed into every record stamp             | 32
  *  +--------------------------------------------------------------+ 64
  *  | side lo (64 bytes), see below                                 |
  *  +--------------------------------------------------------------+ 128
@@ -38,7 +39,7 @@ package org.ftmpi.transport.shm;
  */
 final class PairDescriptor {
     static final int MAGIC = 0x48535446; // "FTSH" little-endian
-    static final int LAYOUT_VERSION = 1;
+    static final int LAYOUT_VERSION = 2;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;
@@ -46,6 +47,7 @@ final class PairDescriptor {
     static final int CAPACITY_OFFSET = 16;
     static final int LO_RANK_OFFSET = 20;
     static final int HI_RANK_OFFSET = 24;
+    static final int SALT_OFFSET = 32;
     static final int SIDE_OFFSET = 64;
     static final int SIDE_BYTES = 64;
     static final int RINGS_OFFSET = 512;

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -70,6 +71,7 @@ final class ShmConnector {
                 w.putIntPlain(CAPACITY_OFFSET, cap);
                 w.putIntPlain(LO_RANK_OFFSET, me);
                 w.putIntPlain(HI_RANK_OFFSET, r);
+                w.putIntPlain(SALT_OFFSET, ThreadLocalRandom.current().nextInt());
                 writeSide(w, side(0));
                 w.putIntRelease(MAGIC_OFFSET, MAGIC);
             }
@@ -84,7 +86,7 @@ final class ShmConnector {
                 long peerSide = side(1 - mySide);
                 await(() -> w.getIntAcquire(peerSide + SIDE_STATE), "rank " + r + " to attach");
                 long pid = w.getLongPlain(peerSide + SIDE_PID);
-                pairs[r] = new ShmPair(r, mySide, regions[r], cap, pid, myPid);
+                pairs[r] = new ShmPair(r, mySide, regions[r], cap, w.getIntPlain(SALT_OFFSET), pid, myPid);
                 w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid) ? CMA_OK : CMA_FAILED);
             }
             for (int r : peers) {

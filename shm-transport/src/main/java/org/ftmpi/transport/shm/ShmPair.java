@@ -34,12 +34,12 @@ final class ShmPair {
     /** Fragment-sized native memory for single-copy reads whose target is on the Java heap. */
     MemorySegment bounce;
 
-    ShmPair(int peer, int side, MappedRegion region, int capacity, long peerPid, long myPid) {
+    ShmPair(int peer, int side, MappedRegion region, int capacity, int salt, long peerPid, long myPid) {
         this.peer = peer;
         this.side = side;
         this.region = region;
-        this.out = new SpscRing(region, PairDescriptor.ring(side, capacity), capacity);
-        this.in = new SpscRing(region, PairDescriptor.ring(1 - side, capacity), capacity);
+        this.out = new SpscRing(region, PairDescriptor.ring(side, capacity), capacity, salt);
+        this.in = new SpscRing(region, PairDescriptor.ring(1 - side, capacity), capacity, salt);
         this.peerPid = peerPid;
         this.sameProcess = peerPid == myPid;
     }

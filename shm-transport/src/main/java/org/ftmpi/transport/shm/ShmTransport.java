@@ -121,10 +121,9 @@ final class ShmTransport implements Transport {
             long at = p.out.claim(record);
             if (at >= 0) {
                 MemorySegment seg = p.out.segment();
-                seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_FRAME);
                 MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
                 if (length > 0) MemorySegment.copy(payload, offset, seg, at + RECORD_PAYLOAD_OFFSET, length);
-                p.out.publish(record);
+                p.out.publish(record, KIND_FRAME);
                 return;
             }
         }
@@ -158,11 +157,10 @@ final class ShmTransport implements Transport {
         long at = p.out.claim(PINNED_RECORD_BYTES);
         if (at < 0) return false;
         MemorySegment seg = p.out.segment();
-        seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_PINNED);
         MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
         seg.set(ValueLayout.JAVA_LONG, at + PINNED_ADDRESS_OFFSET, address);
         seg.set(ValueLayout.JAVA_LONG, at + PINNED_LENGTH_OFFSET, length);
-        p.out.publish(PINNED_RECORD_BYTES);
+        p.out.publish(PINNED_RECORD_BYTES, KIND_PINNED);
         return true;
     }
 
@@ -202,9 +200,8 @@ final class ShmTransport implements Transport {
                 int record = frameRecordBytes(length);
                 long at = p.out.claim(record);
                 if (at < 0) break;
-                seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_FRAME);
                 MemorySegment.copy(frame, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, f.frame().length);
-                p.out.publish(record);
+                p.out.publish(record, KIND_FRAME);
                 p.backlogBytes -= f.frame().length;
             }
             p.backlog.poll();
@@ -246,6 +243,7 @@ final class ShmTransport implements Transport {
             if (p.lost) return frames + 1;
             p.in.consume(record);
             frames++;
+            if (sink.returnEarly()) return frames;
         }
         return frames;
     }

@@ -8,9 +8,10 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * One side's view of a {@link RingDescriptor ring}: a rank owns the producer view of its
- * outgoing ring and the consumer view of its incoming one. Each side caches the other side's
- * position and re-reads it only when it seems to have run out (full / empty), so the shared
- * lines move between cores only when there is something to say.
+ * outgoing ring and the consumer view of its incoming one. The consumer polls the record word
+ * at its position in place (a record is published by the release store of its stamped word),
+ * and the producer caches the consumer's position, re-reading it only when the ring seems
+ * full; so in a steady exchange the only lines that move between cores are the records'.
  *
  * <p><b>Note:</b> not thread-safe; exactly one producer and one consumer per ring, each under
  * its engine's progress lock.
@@ -22,26 +23,30 @@ final class SpscRing {
     private final long data;
     private final int capacity;
     private final int mask;
+    private final int salt;
 
     private long producerPosition;
     private long consumerCache;
     private long claimedAt;
 
     private long consumerPosition;
-    private long producerCache;
     private long pinnedDone;
 
-    SpscRing(MappedRegion region, long ringOffset, int capacity) {
+    /**
+     * @param salt the pair file's random salt, mixed into every record's stamp (both sides of a
+     *             ring must use the same)
+     */
+    SpscRing(MappedRegion region, long ringOffset, int capacity, int salt) {
         this.words = region.words();
         this.seg = region.segment();
         this.base = ringOffset;
         this.data = ringOffset + DATA_OFFSET;
         this.capacity = capacity;
         this.mask = capacity - 1;
-        this.producerPosition = words.getLongAcquire(base + PRODUCER_POSITION_OFFSET);
+        this.salt = salt;
         this.consumerPosition = words.getLongAcquire(base + CONSUMER_POSITION_OFFSET);
+        this.producerPosition = consumerPosition;
         this.consumerCache = consumerPosition;
-        this.producerCache = producerPosition;
     }
 
     MemorySegment segment() { return seg; }
@@ -50,7 +55,7 @@ final class SpscRing {
 
     /**
      * Claims room for a record of {@code recordBytes} (a multiple of 64, at most capacity / 4),
-     * writing a PAD record first when the record would cross the end of the data area.
+     * publishing a PAD record first when the record would cross the end of the data area.
      *
      * @return the record's offset in {@link #segment()}, or -1 when the ring is full
      */
@@ -64,21 +69,20 @@ final class SpscRing {
             if (pos + need - consumerCache > capacity) return -1;
         }
         if (recordBytes > toEnd) {
-            seg.set(ValueLayout.JAVA_INT, data + index + RECORD_LENGTH_OFFSET, toEnd);
-            seg.set(ValueLayout.JAVA_INT, data + index + RECORD_KIND_OFFSET, KIND_PAD);
+            words.putLongRelease(data + index, recordWord(pos, salt, toEnd, KIND_PAD));
             pos += toEnd;
+            producerPosition = pos;
             index = 0;
         }
         claimedAt = pos;
-        long at = data + index;
-        seg.set(ValueLayout.JAVA_INT, at + RECORD_LENGTH_OFFSET, recordBytes);
-        return at;
+        return data + index;
     }
 
-    /** Makes the claimed record (and any PAD before it) visible: the release store. */
-    void publish(int recordBytes) {
-        producerPosition = claimedAt + recordBytes;
-        words.putLongRelease(base + PRODUCER_POSITION_OFFSET, producerPosition);
+    /** Makes the claimed record visible: the release store of its stamped word. */
+    void publish(int recordBytes, int kind) {
+        long pos = claimedAt;
+        words.putLongRelease(data + (pos & mask), recordWord(pos, salt, recordBytes, kind));
+        producerPosition = pos + recordBytes;
     }
 
     /** Number of PINNED records the consumer has finished reading (acquire). */
@@ -95,18 +99,15 @@ final class SpscRing {
      */
     long peek() throws IOException {
         while (true) {
-            if (consumerPosition == producerCache) {
-                producerCache = words.getLongAcquire(base + PRODUCER_POSITION_OFFSET);
-                if (consumerPosition == producerCache) return -1;
-            }
             int index = (int) (consumerPosition & mask);
             long at = data + index;
-            int length = seg.get(ValueLayout.JAVA_INT, at + RECORD_LENGTH_OFFSET);
-            int kind = seg.get(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET);
-            if (length < RECORD_ALIGNMENT || (length & (RECORD_ALIGNMENT - 1)) != 0 || length > capacity - index
-                    || length > producerCache - consumerPosition) {
+            long word = words.getLongAcquire(at);
+            if ((int) (word >>> 32) != stamp(consumerPosition, salt)) return -1;
+            int length = (int) word & ~RECORD_KIND_MASK;
+            int kind = (int) word & RECORD_KIND_MASK;
+            if (length < RECORD_ALIGNMENT || length > capacity - index) {
                 throw new IOException("corrupt shared-memory ring: record of " + length + " bytes at position "
-                        + consumerPosition + " (published up to " + producerCache + ")");
+                        + consumerPosition);
             }
             if (kind != KIND_PAD) return at;
             if (length != capacity - index) {
@@ -127,7 +128,9 @@ final class SpscRing {
         words.putLongRelease(base + PINNED_DONE_OFFSET, ++pinnedDone);
     }
 
-    int recordLength(long at) { return seg.get(ValueLayout.JAVA_INT, at + RECORD_LENGTH_OFFSET); }
+    /** Length of the record {@link #peek} returned at {@code at}. */
+    int recordLength(long at) { return (int) seg.get(ValueLayout.JAVA_LONG, at) & ~RECORD_KIND_MASK; }
 
-    int recordKind(long at) { return seg.get(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET); }
+    /** Kind of the record {@link #peek} returned at {@code at}. */
+    int recordKind(long at) { return (int) seg.get(ValueLayout.JAVA_LONG, at) & RECORD_KIND_MASK; }
 }

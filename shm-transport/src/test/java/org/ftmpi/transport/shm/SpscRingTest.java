@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class SpscRingTest {
     private static final int CAP = 64 * 1024;
+    private static final int SALT = 0x5eed_1e55;
 
     @TempDir
     Path dir;
@@ -31,7 +32,7 @@ class SpscRingTest {
 
     @Test
     void layoutConstantsDoNotOverlap() {
-        assertTrue(CONSUMER_POSITION_OFFSET - PRODUCER_POSITION_OFFSET >= 128);
+        assertTrue(CONSUMER_POSITION_OFFSET >= 128);
         assertTrue(PINNED_DONE_OFFSET - CONSUMER_POSITION_OFFSET >= 128);
         assertTrue(DATA_OFFSET - PINNED_DONE_OFFSET >= 128);
         assertEquals(RECORD_PAYLOAD_OFFSET, RECORD_FRAME_HEADER_OFFSET + org.ftmpi.transport.FrameHeader.BYTES);
@@ -52,8 +53,8 @@ class SpscRingTest {
     @ValueSource(booleans = {true, false})
     void recordsWrapAroundWithPaddingAndArriveInOrder(boolean unsafe) throws IOException {
         try (MappedRegion m = region(unsafe)) {
-            SpscRing producer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP);
-            SpscRing consumer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP);
+            SpscRing producer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP, SALT);
+            SpscRing consumer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP, SALT);
             MemorySegment seg = m.segment();
             int sent = 0, got = 0, fullSeen = 0, pads = 0;
             long lastIndex = -1;
@@ -67,11 +68,10 @@ class SpscRingTest {
                         fullSeen++;
                         break;
                     }
-                    seg.set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_FRAME);
                     seg.set(ValueLayout.JAVA_INT, at + RECORD_FRAME_HEADER_OFFSET, sent);
                     seg.set(ValueLayout.JAVA_INT, at + RECORD_FRAME_HEADER_OFFSET + 4, payload);
                     if (payload > 0) seg.set(ValueLayout.JAVA_BYTE, at + RECORD_PAYLOAD_OFFSET + payload - 1, (byte) sent);
-                    producer.publish(rec);
+                    producer.publish(rec, KIND_FRAME);
                     sent++;
                 }
                 for (int k = 0; k < 3; k++) {
@@ -99,11 +99,11 @@ class SpscRingTest {
     @Test
     void aClaimedButUnpublishedRecordIsInvisible() throws IOException {
         try (MappedRegion m = region(true)) {
-            SpscRing producer = new SpscRing(m, PairDescriptor.ring(1, CAP), CAP);
-            SpscRing consumer = new SpscRing(m, PairDescriptor.ring(1, CAP), CAP);
+            SpscRing producer = new SpscRing(m, PairDescriptor.ring(1, CAP), CAP, SALT);
+            SpscRing consumer = new SpscRing(m, PairDescriptor.ring(1, CAP), CAP, SALT);
             long at = producer.claim(frameRecordBytes(100));
             assertTrue(at >= 0);
-            m.segment().set(ValueLayout.JAVA_INT, at + RECORD_KIND_OFFSET, KIND_FRAME);
+            m.segment().set(ValueLayout.JAVA_INT, at + RECORD_FRAME_HEADER_OFFSET, 42);
             // The producer "dies" here: nothing was published, nothing is read.
             assertEquals(-1, consumer.peek());
         }
@@ -112,13 +112,38 @@ class SpscRingTest {
     @Test
     void aCorruptRecordLengthIsReported() throws IOException {
         try (MappedRegion m = region(true)) {
-            SpscRing producer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP);
-            SpscRing consumer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP);
+            SpscRing producer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP, SALT);
+            SpscRing consumer = new SpscRing(m, PairDescriptor.ring(0, CAP), CAP, SALT);
             long at = producer.claim(64);
-            m.segment().set(ValueLayout.JAVA_INT, at + RECORD_LENGTH_OFFSET, 12_345);
-            producer.publish(64);
+            producer.publish(64, KIND_FRAME);
+            // Overwrite the published word: right stamp, a length beyond the data area.
+            m.segment().set(ValueLayout.JAVA_LONG, at + RECORD_WORD_OFFSET, recordWord(0, SALT, 2 * CAP, KIND_FRAME));
             IOException e = assertThrows(IOException.class, consumer::peek);
             assertTrue(e.getMessage().contains("corrupt"), e.getMessage());
+        }
+    }
+
+    /**
+     * Whatever lies at the consumer's position is a record only if its word carries the stamp of
+     * that position: a word of the previous lap, one stamped with another salt, or payload bytes
+     * (zeros of a fresh file included) are not.
+     */
+    @Test
+    void onlyTheStampOfThisPositionAndSaltPublishesARecord() throws IOException {
+        try (MappedRegion m = region(true)) {
+            long ring = PairDescriptor.ring(0, CAP);
+            SpscRing consumer = new SpscRing(m, ring, CAP, SALT);
+            MemorySegment seg = m.segment();
+            long first = ring + DATA_OFFSET;
+            assertEquals(-1, consumer.peek(), "zeros of a fresh file");
+            seg.set(ValueLayout.JAVA_LONG, first, recordWord(-CAP, SALT, 64, KIND_FRAME));
+            assertEquals(-1, consumer.peek(), "a record of the previous lap");
+            seg.set(ValueLayout.JAVA_LONG, first, recordWord(0, SALT + 1, 64, KIND_FRAME));
+            assertEquals(-1, consumer.peek(), "another pair's salt");
+            seg.set(ValueLayout.JAVA_LONG, first, recordWord(0, SALT, 64, KIND_FRAME));
+            assertEquals(first, consumer.peek(), "the stamp of position 0");
+            assertEquals(64, consumer.recordLength(first));
+            assertEquals(KIND_FRAME, consumer.recordKind(first));
         }
     }
 
