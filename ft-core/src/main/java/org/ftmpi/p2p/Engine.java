@@ -70,6 +70,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final int[] fragment;
     /** Per destination: smallest native DATA fragment sent with {@link Transport#sendPinned}. */
     private final int[] pinnedMin;
+    private final int[] rndvInline;
     private final long[] sequence;
     private final boolean[] peerFailed;
     private final String[] peerFailure;
@@ -110,6 +111,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         eagerLimit = new int[size];
         fragment = new int[size];
         pinnedMin = new int[size];
+        rndvInline = new int[size];
         for (int r = 0; r < size; r++) {
             for (Transport t : transports) {
                 if (t.reaches(r) && (route[r] == null || t.limits().exclusivity() > route[r].limits().exclusivity())) {
@@ -124,6 +126,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             eagerLimit[r] = route[r].limits().eagerLimitBytes();
             fragment[r] = route[r].limits().maxFragmentBytes();
             pinnedMin[r] = route[r].limits().singleCopyMinBytes();
+            rndvInline[r] = route[r].limits().rendezvousInlineBytes();
         }
         List<Transport> routed = new ArrayList<>(), spare = new ArrayList<>();
         for (Transport t : transports) {
@@ -192,8 +195,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     r.memory = memory;
                     r.offset = offset;
                     byId.put(r.id, r);
+                    int inline = rndvInline[destWorld];
+                    r.sent = inline; // the CTS asks for the rest
                     writeFrame(destWorld, FrameHeader.RTS, context, myRank, tag, epoch, r.id, 0, length,
-                            null, 0, 0);
+                            inline > 0 ? memory : null, offset, inline);
                 }
             } catch (IOException e) {
                 peerLost(destWorld, e.getMessage());
@@ -502,15 +507,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             u.epoch = FrameHeader.epoch(h);
             u.sendId = FrameHeader.sendRequest(h);
             u.length = FrameHeader.length(h);
-            if (type != FrameHeader.RTS) {
-                u.data = payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            }
+            u.data = payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             q.unexpected.add(u);
             return;
         }
         r.peerWorld = peer;
         if (type == FrameHeader.RTS) {
-            acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h));
+            acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h), payload);
         } else {
             copyIn(r, source, tag, payload, payload.byteSize());
             completedInStep = true;
@@ -521,7 +524,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private void deliverUnexpected(Request r, MatchQueues.Unexpected u) {
         r.peerWorld = u.sourceWorld;
         if (u.type == FrameHeader.RTS) {
-            acceptRendezvous(r, u.source, u.tag, u.sourceWorld, u.sendId, u.length);
+            acceptRendezvous(r, u.source, u.tag, u.sourceWorld, u.sendId, u.length, MemorySegment.ofArray(u.data));
         } else {
             copyIn(r, u.source, u.tag, MemorySegment.ofArray(u.data), u.data.length);
             if (u.type == FrameHeader.EAGER_SYNC) ack(u.sourceWorld, u.sendId);
@@ -544,25 +547,33 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
-    private void acceptRendezvous(Request r, int source, int tag, int peer, long sendId, long length) {
+    /**
+     * Matches a rendezvous request: copies the data it carried inline, then asks the sender for
+     * the rest (the CTS carries the bytes wanted in all; the sender resumes after the inline part).
+     */
+    private void acceptRendezvous(Request r, int source, int tag, int peer, long sendId, long length,
+                                  MemorySegment inline) {
         r.statusSource = source;
         r.statusTag = tag;
         r.expected = Math.min(length, r.capacity);
         r.truncated = length > r.capacity;
-        r.received = 0;
+        long first = Math.min(inline.byteSize(), r.expected);
+        if (first > 0) MemorySegment.copy(inline, 0, r.memory, r.offset, first);
+        r.received = first;
         if (r.truncated) {
             r.errorClass = ErrorClass.ERR_TRUNCATE;
             r.errorMessage = "message truncated: " + length + " bytes arrived from rank " + source
                     + " (tag " + tag + ") but the receive buffer holds " + r.capacity;
         }
-        if (r.expected > 0) byId.put(r.id, r);
+        boolean done = r.received >= r.expected;
+        if (!done) byId.put(r.id, r);
         try {
             writeFrame(peer, FrameHeader.CTS, 0, 0, 0, 0, sendId, r.id, r.expected, null, 0, 0);
         } catch (IOException e) {
             peerLost(peer, e.getMessage());
             return;
         }
-        if (r.expected == 0) finishRendezvousReceive(r);
+        if (done) finishRendezvousReceive(r);
     }
 
     private void finishRendezvousReceive(Request r) {
@@ -575,8 +586,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (s == null) return;
         s.remoteId = FrameHeader.recvRequest(h);
         s.toSend = FrameHeader.length(h);
-        s.sent = 0;
-        if (s.toSend == 0) {
+        if (s.sent >= s.toSend) { // the inline part was all the receiver wanted
             s.succeed(s.peer, s.tag, s.capacity);
         } else {
             pumping.add(s);

@@ -13,9 +13,27 @@ package org.ftmpi.transport;
  *                          {@link Transport#sendPinned} (the transport may then move it with a
  *                          single copy straight into the receiver's buffer);
  *                          {@link #NO_SINGLE_COPY} when the transport has no such path
+ * @param rendezvousInlineBytes payload the rendezvous request (RTS) carries with it, at most the
+ *                          eager limit: the receiver copies it while its clear-to-send travels
+ *                          back, so one handshake no longer delays the first byte (Open MPI
+ *                          ob1's rendezvous with inline data); 0 for a bare RTS
  */
 public record TransportLimits(int eagerLimitBytes, int maxFragmentBytes, long latencyNs,
-                              long bandwidthBytesPerSec, int exclusivity, int singleCopyMinBytes) {
+                              long bandwidthBytesPerSec, int exclusivity, int singleCopyMinBytes,
+                              int rendezvousInlineBytes) {
+
+    public TransportLimits {
+        if (rendezvousInlineBytes < 0 || rendezvousInlineBytes > eagerLimitBytes) {
+            throw new IllegalArgumentException("rendezvousInlineBytes " + rendezvousInlineBytes
+                    + " must be between 0 and the eager limit " + eagerLimitBytes);
+        }
+    }
+
+    /** Limits of a transport whose rendezvous requests carry no data. */
+    public TransportLimits(int eagerLimitBytes, int maxFragmentBytes, long latencyNs,
+                           long bandwidthBytesPerSec, int exclusivity, int singleCopyMinBytes) {
+        this(eagerLimitBytes, maxFragmentBytes, latencyNs, bandwidthBytesPerSec, exclusivity, singleCopyMinBytes, 0);
+    }
 
     /** {@link #singleCopyMinBytes} of a transport that always copies through its own buffers. */
     public static final int NO_SINGLE_COPY = Integer.MAX_VALUE;

@@ -55,6 +55,52 @@ public final class EngineTraffic {
         });
     }
 
+    /**
+     * Rendezvous-sized messages (of {@code size} bytes, above the eager limit) into receive
+     * buffers smaller than the data the request carries inline, between that and the message,
+     * and exact; posted before the message arrives and after (unexpected). Each truncated
+     * receive reports ERR_TRUNCATE with the prefix that fits, and the message after it is intact.
+     */
+    public static void rendezvousIntoShortBuffers(Map<String, String> options, int size) throws Exception {
+        int[] capacities = {10, size / 3, size - 1, size};
+        LocalJob.run(2, options, world -> {
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            ByteBuffer data = MPI.newByteBuffer(size);
+            for (int i = 0; i < size; i++) data.put(i, at(size, i));
+            if (world.getRank() == 0) {
+                for (int k = 0; k < 2 * capacities.length; k++) {
+                    world.recv(new byte[1], 1, MPI.BYTE, 1, 100); // the receiver is ready for message k
+                    Request big = world.iSend(data, size, MPI.BYTE, 1, k); // completes once matched
+                    world.send(new int[] {k}, 1, MPI.INT, 1, 1000 + k);
+                    big.waitFor();
+                }
+            } else {
+                for (int k = 0; k < 2 * capacities.length; k++) {
+                    int cap = capacities[k % capacities.length];
+                    boolean posted = k < capacities.length;
+                    ByteBuffer into = MPI.newByteBuffer(cap);
+                    Request r = posted ? world.iRecv(into, cap, MPI.BYTE, 0, k) : null;
+                    world.send(new byte[1], 1, MPI.BYTE, 0, 100);
+                    if (!posted) {
+                        world.probe(0, 1000 + k); // the big one arrived before it (non-overtaking)
+                        r = world.iRecv(into, cap, MPI.BYTE, 0, k);
+                    }
+                    if (cap < size) {
+                        Request fr = r;
+                        mpi.MPIException e = assertThrows(mpi.MPIException.class, fr::waitFor, "capacity " + cap);
+                        assertEquals(MPI.ERR_TRUNCATE, e.getErrorClass(), "capacity " + cap);
+                    } else {
+                        assertEquals(size, r.waitStatus().getCount(MPI.BYTE));
+                    }
+                    for (int i = 0; i < cap; i++) assertEquals(at(size, i), into.get(i), "byte " + i + " of capacity " + cap);
+                    int[] next = new int[1];
+                    world.recv(next, 1, MPI.INT, 0, 1000 + k);
+                    assertEquals(k, next[0], "the message after a truncated one is intact");
+                }
+            }
+        });
+    }
+
     /** {@code n} ranks exchange {@code size} bytes with everybody at once, non-blocking. */
     public static void allPairsExchange(Map<String, String> options, int n, int size) throws Exception {
         LocalJob.run(n, options, world -> {

@@ -73,7 +73,7 @@ final class TcpTransport implements Transport {
     public TransportLimits limits() {
         // Any DATA fragment from native memory is sent pinned: the backlog references it instead
         // of copying it (there is no single-copy path on TCP, but no extra copy either).
-        return new TransportLimits(EAGER_LIMIT, MAX_FRAGMENT, 10_000, 2_000_000_000L, 10, 1);
+        return new TransportLimits(EAGER_LIMIT, MAX_FRAGMENT, 10_000, 2_000_000_000L, 10, 1, EAGER_LIMIT);
     }
 
     @Override public byte[] localEndpoint() { return endpoint.clone(); }

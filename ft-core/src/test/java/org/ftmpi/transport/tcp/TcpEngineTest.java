@@ -104,6 +104,12 @@ class TcpEngineTest {
     }
 
     /** Four ranks exchange small and large messages with everybody at once over TCP. */
+    /** The RTS carries the first 64 KiB inline: truncation before, inside and after that part. */
+    @Test
+    void rendezvousIntoShortBuffersTruncatesCleanly() throws Exception {
+        EngineTraffic.rendezvousIntoShortBuffers(Map.of("transports", "tcp"), 200_000);
+    }
+
     @Test
     void allPairsExchangeWithFourRanks() throws Exception {
         EngineTraffic.allPairsExchange(TCP, 4, 100);

@@ -60,7 +60,10 @@ final class ShmTransport implements Transport {
         this.hostKey = hostKey;
         this.cmaHere = cmaHere && config.cmaAllowed();
         this.limits = new TransportLimits(config.eagerLimitBytes(), config.maxFragmentBytes(), 300,
-                8_000_000_000L, 100, this.cmaHere ? config.singleCopyMinBytes() : TransportLimits.NO_SINGLE_COPY);
+                8_000_000_000L, 100, this.cmaHere ? config.singleCopyMinBytes() : TransportLimits.NO_SINGLE_COPY,
+                // Without single copy, the RTS carries one eager-sized piece; with it, the whole
+                // message is left to process_vm_readv.
+                this.cmaHere ? 0 : config.eagerLimitBytes());
         this.endpoint = (hostKey + "|" + myPid).getBytes(StandardCharsets.UTF_8);
     }
 

@@ -26,6 +26,13 @@ class ShmEngineTest {
         EngineTraffic.pingPongOfEverySize(options, SIZES);
     }
 
+    /** With single copy off, the RTS carries the first 32 KiB inline; with it, none. */
+    @ParameterizedTest
+    @ValueSource(strings = {"auto", "off"})
+    void rendezvousIntoShortBuffersTruncatesCleanly(String cma) throws Exception {
+        EngineTraffic.rendezvousIntoShortBuffers(Map.of("transports", "shm", "shm-cma", cma), 200_000);
+    }
+
     /** Four ranks (more than this machine's cores) exchange with everybody at once, non-blocking. */
     @ParameterizedTest
     @ValueSource(ints = {100, 300_000})
