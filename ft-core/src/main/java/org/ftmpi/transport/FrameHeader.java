@@ -85,6 +85,7 @@ public final class FrameHeader {
     public static long sendRequest(MemorySegment h) { return h.get(LONG, SEND_REQUEST_OFFSET); }
     public static long recvRequest(MemorySegment h) { return h.get(LONG, RECV_REQUEST_OFFSET); }
     public static long length(MemorySegment h) { return h.get(LONG, LENGTH_OFFSET); }
+    public static void length(MemorySegment h, long length) { h.set(LONG, LENGTH_OFFSET, length); }
 
     /** Writes a complete header. */
     public static void write(MemorySegment h, byte type, int context, int source, int tag, int epoch,

@@ -25,6 +25,16 @@ package org.ftmpi.transport.shm;
  *                                                               | PAD: nothing (skip to the |
  *                                                               |   end of the data area)   |
  *                                                               +---------------------------+
+ *
+ *  EAGER record (an eager frame, compact: up to 32 payload bytes fit in one cache line)
+ *  +---------------------------+ 0
+ *  | record word (long)        |
+ *  +---------------------------+ 8
+ *  | FrameHeader bytes 0-23    |   version, type (EAGER), flags, context, source, tag, epoch,
+ *  |                           |   payload length; the rest of the header is implied
+ *  +---------------------------+ 32  (sequence, request ids 0; message length = payload)
+ *  | payload                   |
+ *  +---------------------------+
  * </pre>
  *
  * Publishing: the producer writes the record's header and payload (and a PAD before it when it
@@ -58,6 +68,11 @@ final class RingDescriptor {
     static final int KIND_FRAME = 1;
     static final int KIND_PAD = 2;
     static final int KIND_PINNED = 3;
+    static final int KIND_EAGER = 4;
+
+    /** Bytes of the FrameHeader an EAGER record carries (up to and including the payload length). */
+    static final int EAGER_HEADER_BYTES = 24;
+    static final int EAGER_PAYLOAD_OFFSET = RECORD_FRAME_HEADER_OFFSET + EAGER_HEADER_BYTES;
 
     private RingDescriptor() {}
 
@@ -69,6 +84,11 @@ final class RingDescriptor {
     /** Length of a FRAME record carrying {@code payloadBytes}. */
     static int frameRecordBytes(int payloadBytes) {
         return align(RECORD_PAYLOAD_OFFSET + payloadBytes);
+    }
+
+    /** Length of an EAGER record carrying {@code payloadBytes}. */
+    static int eagerRecordBytes(int payloadBytes) {
+        return align(EAGER_PAYLOAD_OFFSET + payloadBytes);
     }
 
     /** The record word published for a record at {@code position}. */

@@ -49,6 +49,8 @@ final class ShmTransport implements Transport {
     private final Posix.CmaScratch scratch = new Posix.CmaScratch(arena);
     private final MemorySegment probe = arena.allocate(8, 8);
     private final MemorySegment header = arena.allocate(FrameHeader.BYTES, 8);
+    /** The full header of an EAGER record (its implied fields: request ids and sequence 0). */
+    private final MemorySegment eagerHeader = arena.allocate(FrameHeader.BYTES, 8);
     private ShmPair[] pairs = new ShmPair[0];
     private final List<ShmPair> live = new ArrayList<>();
     private boolean closed;
@@ -119,14 +121,21 @@ final class ShmTransport implements Transport {
             throw new IllegalArgumentException("frame payload of " + length + " bytes exceeds the shm fragment size "
                     + config.maxFragmentBytes());
         }
-        int record = frameRecordBytes(length);
         if (p.backlog.isEmpty()) {
+            boolean eager = FrameHeader.type(h) == FrameHeader.EAGER;
+            int record = eager ? eagerRecordBytes(length) : frameRecordBytes(length);
             long at = p.out.claim(record);
             if (at >= 0) {
                 MemorySegment seg = p.out.segment();
-                MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
-                if (length > 0) MemorySegment.copy(payload, offset, seg, at + RECORD_PAYLOAD_OFFSET, length);
-                p.out.publish(record, KIND_FRAME);
+                if (eager) {
+                    MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, EAGER_HEADER_BYTES);
+                    if (length > 0) MemorySegment.copy(payload, offset, seg, at + EAGER_PAYLOAD_OFFSET, length);
+                    p.out.publish(record, KIND_EAGER);
+                } else {
+                    MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+                    if (length > 0) MemorySegment.copy(payload, offset, seg, at + RECORD_PAYLOAD_OFFSET, length);
+                    p.out.publish(record, KIND_FRAME);
+                }
                 return;
             }
         }
@@ -226,13 +235,26 @@ final class ShmTransport implements Transport {
             p.idlePolls = 0;
             int record = p.in.recordLength(at);
             int kind = p.in.recordKind(at);
-            MemorySegment h = seg.asSlice(at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+            MemorySegment h;
+            if (kind == KIND_EAGER) {
+                h = eagerHeader;
+                MemorySegment.copy(seg, at + RECORD_FRAME_HEADER_OFFSET, h, 0, EAGER_HEADER_BYTES);
+            } else {
+                h = seg.asSlice(at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+            }
             int plen = FrameHeader.payloadLength(h);
             if (FrameHeader.version(h) != org.ftmpi.Version.WIRE || plen < 0 || plen > config.maxFragmentBytes()) {
                 throw new IOException("corrupt frame from rank " + p.peer + " (version " + FrameHeader.version(h)
                         + ", payload " + plen + ")");
             }
-            if (kind == KIND_FRAME) {
+            if (kind == KIND_EAGER) {
+                if (record != eagerRecordBytes(plen) || FrameHeader.type(h) != FrameHeader.EAGER) {
+                    throw new IOException("corrupt eager record from rank " + p.peer + ": " + record + " bytes for "
+                            + plen + " payload bytes, frame type " + FrameHeader.type(h));
+                }
+                FrameHeader.length(h, plen); // sequence and request ids stay 0
+                sink.onFrame(p.peer, h, seg.asSlice(at + EAGER_PAYLOAD_OFFSET, plen));
+            } else if (kind == KIND_FRAME) {
                 if (record != frameRecordBytes(plen)) {
                     throw new IOException("corrupt record from rank " + p.peer + ": " + record + " bytes for "
                             + plen + " payload bytes");
