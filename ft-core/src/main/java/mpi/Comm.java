@@ -41,6 +41,8 @@ public class Comm implements Freeable, Cloneable {
      * keep matching the survivors' messages.
      */
     boolean anySourceRule;
+    /** Cached attributes (copied by dup, dropped by free). */
+    Attributes attrs = new Attributes(Attributes.Kind.COMM);
 
     Comm() {}
 
@@ -116,6 +118,7 @@ public class Comm implements Freeable, Cloneable {
             engine.unregisterComm(context);
             engine.releaseContext(context);
         }
+        attrs.clear();
         engine = null;
     }
 
@@ -412,6 +415,7 @@ public class Comm implements Freeable, Cloneable {
         int id = agreeContext(op, K_DUP, true);
         Intracomm c = initDerived(newSameKind(), id, rank, world, name + ".dup");
         c.hints = hints;
+        c.attrs = attrs.copy();
         return c;
     }
 
@@ -1315,6 +1319,56 @@ public class Comm implements Freeable, Cloneable {
         Intracomm c = dupIntra("dupWithInfo");
         c.hints = info.entries();
         return c;
+    }
+
+    // ------------------------------------------------------------------ attribute caching
+
+    /**
+     * MPI_COMM_CREATE_KEYVAL: a new attribute key for communicators. Attributes are copied to
+     * duplicates ({@code dup}, {@code iDup}, {@code dupWithInfo}, {@code clone}) and dropped by
+     * {@code free}; values are kept by reference (Open MPI serializes them; see docs/api-coverage.md).
+     */
+    public static int createKeyval() throws MPIException {
+        return Attributes.createKeyval(Attributes.Kind.COMM);
+    }
+
+    /** MPI_COMM_FREE_KEYVAL: {@code keyval} becomes invalid ({@code ERR_KEYVAL} if it is not a live communicator keyval). */
+    public static void freeKeyval(int keyval) throws MPIException {
+        Attributes.freeKeyval(Attributes.Kind.COMM, keyval, "freeKeyval");
+    }
+
+    /** MPI_COMM_SET_ATTR: caches {@code value} on this communicator under {@code keyval}. */
+    public final void setAttr(int keyval, Object value) throws MPIException {
+        check("setAttr");
+        try {
+            attrs.set(keyval, value, "setAttr");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /**
+     * MPI_COMM_GET_ATTR: the value cached under {@code keyval}, or {@code null} if none. The
+     * predefined keys ({@link MPI#TAG_UB} ... {@link MPI#UNIVERSE_SIZE}) give their values on
+     * {@code MPI.COMM_WORLD} and its duplicates.
+     */
+    public final Object getAttr(int keyval) throws MPIException {
+        check("getAttr");
+        try {
+            return attrs.get(keyval, this, "getAttr");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** MPI_COMM_DELETE_ATTR: removes the value cached under {@code keyval} (if any). */
+    public final void deleteAttr(int keyval) throws MPIException {
+        check("deleteAttr");
+        try {
+            attrs.delete(keyval, "deleteAttr");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
     }
 
     // ------------------------------------------------------------------ fault tolerance (ULFM)

@@ -295,6 +295,7 @@ final class NbColls {
         c.check("iDup");
         int seq = c.nextCreation();
         Intracomm dup = c.newSameKind();
+        dup.attrs = c.attrs.copy(); // at the call, as MPI_COMM_IDUP copies attributes
         dup.request = c.schedule().submit(c, "iDup", ch -> {
             int id = c.agreeContext("iDup", Comm.K_DUP, true, seq, ch);
             c.initDerived(dup, id, c.rank, c.world, c.name + ".idup");
