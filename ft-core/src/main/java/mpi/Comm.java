@@ -28,6 +28,8 @@ public class Comm implements Freeable, Cloneable {
     int size;
     /** World rank of each rank of this communicator. */
     int[] world;
+    /** World rank of each rank point-to-point calls address: {@link #world}, or an intercommunicator's remote group. */
+    int[] peers;
     volatile Errhandler errhandler;
     String name;
     boolean predefined;
@@ -53,6 +55,7 @@ public class Comm implements Freeable, Cloneable {
         this.rank = rank;
         this.size = world.length;
         this.world = world;
+        this.peers = world;
         this.name = name;
         this.predefined = predefined;
         this.errhandler = MPI.ERRORS_ARE_FATAL;
@@ -375,7 +378,7 @@ public class Comm implements Freeable, Cloneable {
         if (ft.isRevoked()) throw raise(MPI.ERR_REVOKED, op + ": the communicator " + name + " has been revoked");
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure(op, false);
         try {
-            return engine.probe(context, source, source >= 0 ? world[source] : -1, tag, remove);
+            return engine.probe(context, source, source >= 0 ? peers[source] : -1, tag, remove);
         } catch (P2pException e) {
             throw raise(e, op);
         }
@@ -401,6 +404,12 @@ public class Comm implements Freeable, Cloneable {
         comm1.check("compare");
         comm2.check("compare");
         if (comm1.engine == comm2.engine && comm1.context == comm2.context) return MPI.IDENT;
+        if (comm1 instanceof Intercomm || comm2 instanceof Intercomm) {
+            if (!(comm1 instanceof Intercomm && comm2 instanceof Intercomm)) return MPI.UNEQUAL;
+            int l = Group.compareMembers(comm1.world, comm2.world), r = Group.compareMembers(comm1.peers, comm2.peers);
+            if (l == MPI.IDENT && r == MPI.IDENT) return MPI.CONGRUENT;
+            return l == MPI.UNEQUAL || r == MPI.UNEQUAL ? MPI.UNEQUAL : MPI.SIMILAR;
+        }
         int c = Group.compareMembers(comm1.world, comm2.world);
         return c == MPI.IDENT ? MPI.CONGRUENT : c;
     }
@@ -419,9 +428,33 @@ public class Comm implements Freeable, Cloneable {
         return c;
     }
 
+    /**
+     * MPI_INTERCOMM_CREATE, called on the peer communicator (significant at the local leader
+     * only, which talks to the remote leader over it with {@code tag}): an intercommunicator
+     * between the group of {@code localComm} (collective over it) and the remote group.
+     *
+     * @param localComm    the local intracommunicator
+     * @param localLeader  rank of the local leader in {@code localComm}
+     * @param remoteLeader rank of the remote leader in this (peer) communicator
+     * @param tag          tag of the leaders' messages on the peer communicator
+     */
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag)
+            throws MPIException {
+        if (localComm == null) throw MPIException.of(MPI.ERR_COMM, "createIntercomm: localComm is null");
+        localComm.check("createIntercomm");
+        if (!(localComm instanceof Intracomm lc)) {
+            throw localComm.raise(MPI.ERR_COMM, "createIntercomm: localComm " + localComm.name + " is not an intracommunicator");
+        }
+        if (localLeader < 0 || localLeader >= lc.size) {
+            throw lc.raise(MPI.ERR_RANK, "createIntercomm: localLeader " + localLeader + " is not a rank of "
+                    + lc.name + " (size " + lc.size + ")");
+        }
+        return Intercomm.create(this, lc, localLeader, remoteLeader, tag);
+    }
+
     // ------------------------------------------------------------------ context ids
 
-    static final int K_DUP = 1, K_SPLIT = 2, K_CREATE = 3;
+    static final int K_DUP = 1, K_SPLIT = 2, K_CREATE = 3, K_INTERCOMM = 7, K_MERGE = 8;
     /** Communicator constructions started on this communicator by this process. */
     private int creations;
 
@@ -570,6 +603,21 @@ public class Comm implements Freeable, Cloneable {
         }
     }
 
+    /** ERR_COMM on an intercommunicator: forms and operations defined (or built) for intracommunicators only. */
+    final void intraOnly(String op) throws MPIException {
+        if (this instanceof Intercomm) {
+            throw raise(MPI.ERR_COMM, op + ": not available on the intercommunicator " + name
+                    + " (MPI_IN_PLACE forms, non-blocking collectives and ULFM agreement/shrink are intracommunicator-only"
+                    + " here; see docs/api-coverage.md)");
+        }
+    }
+
+    /** {@link #check} for a non-blocking collective (intracommunicators only). */
+    final void checkNb(String op) throws MPIException {
+        check(op);
+        intraOnly(op);
+    }
+
     /** Argument errors found before any communication, through the error handler. */
     final MPIException argError(MPIException e) {
         return handle(e);
@@ -628,19 +676,30 @@ public class Comm implements Freeable, Cloneable {
 
     /** Per-rank blocks of {@code b}: {@code count} elements each, one after another. */
     final MemorySegment[] blocks(Buf b, int count, Datatype type) {
-        MemorySegment[] out = new MemorySegment[size];
+        return blocks(b, count, type, size);
+    }
+
+    /** {@code n} blocks of {@code count} elements each (n: the size of the group they go to or come from). */
+    static MemorySegment[] blocks(Buf b, int count, Datatype type, int n) {
+        MemorySegment[] out = new MemorySegment[n];
         long len = (long) count * type.sizeBytes;
-        for (int i = 0; i < size; i++) out[i] = b.seg.asSlice(i * len, len);
+        for (int i = 0; i < n; i++) out[i] = b.seg.asSlice(i * len, len);
         return out;
     }
 
     /** A buffer holding blocks of {@code counts[i]} elements at {@code displs[i]} (in elements). */
     final Buf vbuf(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
                    String displsArg) throws MPIException {
+        return vbuf(b, counts, displs, type, op, countsArg, displsArg, size);
+    }
+
+    /** {@link #vbuf} for {@code n} blocks. */
+    final Buf vbuf(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
+                   String displsArg, int n) throws MPIException {
         long need = 0;
-        checkVector(op, countsArg, counts);
-        if (displs != null) checkVector(op, displsArg, displs);
-        for (int i = 0; i < size; i++) {
+        checkVector(op, countsArg, counts, n);
+        if (displs != null) checkVector(op, displsArg, displs, n);
+        for (int i = 0; i < n; i++) {
             long end = (displs == null ? 0 : displs[i]) + (long) counts[i];
             if (counts[i] > 0) need = Math.max(need, end);
         }
@@ -649,8 +708,12 @@ public class Comm implements Freeable, Cloneable {
     }
 
     final MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type) {
-        MemorySegment[] out = new MemorySegment[size];
-        for (int i = 0; i < size; i++) {
+        return vblocks(b, counts, displs, type, size);
+    }
+
+    static MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type, int n) {
+        MemorySegment[] out = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
             long len = (long) counts[i] * type.sizeBytes;
             out[i] = len == 0 ? MemorySegment.ofArray(new byte[0]) : b.seg.asSlice((long) displs[i] * type.sizeBytes, len);
         }
@@ -658,13 +721,18 @@ public class Comm implements Freeable, Cloneable {
     }
 
     private void checkVector(String op, String arg, int[] v) throws MPIException {
+        checkVector(op, arg, v, size);
+    }
+
+    private void checkVector(String op, String arg, int[] v, int n) throws MPIException {
         if (v == null) throw raise(MPI.ERR_ARG, op + ": " + arg + " is null");
-        if (v.length < size) {
-            throw raise(MPI.ERR_ARG, op + ": " + arg + " has " + v.length + " entries; " + name + " has " + size + " ranks");
+        if (v.length < n) {
+            throw raise(MPI.ERR_ARG, op + ": " + arg + " has " + v.length + " entries; " + name + " has " + n
+                    + (n == size ? " ranks" : " ranks in its remote group"));
         }
-        for (int i = 0; i < size; i++) {
+        for (int i = 0; i < n; i++) {
             if (v[i] < 0) {
-                throw raise(arg.contains("displs") ? MPI.ERR_ARG : MPI.ERR_COUNT,
+                throw raise(arg.toLowerCase().contains("displs") ? MPI.ERR_ARG : MPI.ERR_COUNT,
                         op + ": " + arg + "[" + i + "] is negative (" + v[i] + ")");
             }
         }
@@ -678,12 +746,14 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void barrier() throws MPIException {
         check("barrier");
+        if (this instanceof Intercomm ic) { ic.interBarrier(); return; }
         runColl("barrier", () -> Dissemination.barrier(channel()));
     }
 
     /** MPI_BCAST (binomial tree). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
         check("bcast");
+        if (this instanceof Intercomm ic) { ic.interBcast(buf, count, type, root); return; }
         checkRoot("bcast", root);
         Buf b = buf(buf, count, type, "bcast", null);
         runColl("bcast", () -> collectives().bcast(channel(), b.seg, root));
@@ -694,6 +764,7 @@ public class Comm implements Freeable, Cloneable {
     public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
         check("reduce");
+        if (this instanceof Intercomm ic) { ic.interReduce(sendbuf, recvbuf, count, type, op, root); return; }
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
         Buf s = buf(sendbuf, count, type, "reduce", null);
@@ -705,6 +776,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_REDUCE with MPI_IN_PLACE at the root: {@code buf} is the send buffer elsewhere. */
     public final void reduce(Object buf, int count, Datatype type, Op op, int root) throws MPIException {
         check("reduce");
+        intraOnly("reduce");
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
         Buf b = buf(buf, count, type, "reduce", null);
@@ -717,6 +789,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)
             throws MPIException {
         check("allReduce");
+        if (this instanceof Intercomm ic) { ic.interAllReduce(sendbuf, recvbuf, count, type, op); return; }
         Reducer red = reducerFor(op, type, "allReduce");
         Buf s = buf(sendbuf, count, type, "allReduce", null);
         Buf r = buf(recvbuf, count, type, "allReduce", null);
@@ -727,6 +800,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_ALLREDUCE with MPI_IN_PLACE. */
     public final void allReduce(Object buf, int count, Datatype type, Op op) throws MPIException {
         check("allReduce");
+        intraOnly("allReduce");
         Reducer red = reducerFor(op, type, "allReduce");
         Buf b = buf(buf, count, type, "allReduce", null);
         MemorySegment send = b.copy();
@@ -749,6 +823,7 @@ public class Comm implements Freeable, Cloneable {
     public final void gather(Object sendbuf, int sendcount, Datatype sendtype,
                              Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("gather");
+        if (this instanceof Intercomm ic) { ic.interGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("gather", root);
         Buf s = buf(sendbuf, sendcount, sendtype, "gather", "sendcount");
         Buf r = null;
@@ -769,6 +844,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void gather(Object buf, int count, Datatype type, int root) throws MPIException {
         check("gather");
+        intraOnly("gather");
         checkRoot("gather", root);
         if (rank == root) {
             checkCount("gather", "count", count);
@@ -786,6 +862,7 @@ public class Comm implements Freeable, Cloneable {
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
                               int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
         check("gatherv");
+        if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root); return; }
         checkRoot("gatherv", root);
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
         Buf r = null;
@@ -803,6 +880,7 @@ public class Comm implements Freeable, Cloneable {
     public final void gatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
             throws MPIException {
         check("gatherv");
+        intraOnly("gatherv");
         checkRoot("gatherv", root);
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the in-place form (recvbuf, recvcount, displs, recvtype, root) is for"
@@ -817,6 +895,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_GATHERV at a non-root rank, when the root gathers in place. */
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
         check("gatherv");
+        if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, null, null, null, null, root); return; }
         checkRoot("gatherv", root);
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the root " + root + " must call gatherv(recvbuf, recvcount, displs,"
@@ -830,6 +909,7 @@ public class Comm implements Freeable, Cloneable {
     public final void scatter(Object sendbuf, int sendcount, Datatype sendtype,
                               Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatter");
+        if (this instanceof Intercomm ic) { ic.interScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatter", root);
         Buf r = buf(recvbuf, recvcount, recvtype, "scatter", "recvcount");
         MemorySegment[] blocks = null;
@@ -849,6 +929,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void scatter(Object buf, int count, Datatype type, int root) throws MPIException {
         check("scatter");
+        intraOnly("scatter");
         checkRoot("scatter", root);
         if (rank == root) {
             checkCount("scatter", "count", count);
@@ -866,6 +947,7 @@ public class Comm implements Freeable, Cloneable {
     public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatterv");
+        if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
         MemorySegment[] blocks = null;
@@ -882,6 +964,7 @@ public class Comm implements Freeable, Cloneable {
     public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
             throws MPIException {
         check("scatterv");
+        intraOnly("scatterv");
         checkRoot("scatterv", root);
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the in-place form (sendbuf, sendcount, displs, sendtype, root) is for"
@@ -895,6 +978,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_SCATTERV at a non-root rank, when the root scatters in place. */
     public final void scatterv(Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatterv");
+        if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", null, null, null, null, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the root " + root + " must call scatterv(sendbuf, sendcount, displs,"
@@ -909,6 +993,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allGather(Object sendbuf, int sendcount, Datatype sendtype,
                                 Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         check("allGather");
+        if (this instanceof Intercomm ic) { ic.interAllGatherv(sendbuf, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype); return; }
         Buf s = buf(sendbuf, sendcount, sendtype, "allGather", "sendcount");
         checkCount("allGather", "recvcount", recvcount);
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
@@ -920,6 +1005,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_ALLGATHER with MPI_IN_PLACE: block {@code rank} of {@code buf} holds this rank's data. */
     public final void allGather(Object buf, int count, Datatype type) throws MPIException {
         check("allGather");
+        intraOnly("allGather");
         checkCount("allGather", "count", count);
         Buf r = buf(buf, Math.multiplyExact(count, size), type, "allGather", "count");
         MemorySegment[] bl = blocks(r, count, type);
@@ -931,6 +1017,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allGatherv(Object sendbuf, int sendcount, Datatype sendtype,
                                  Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
         check("allGatherv");
+        if (this instanceof Intercomm ic) { ic.interAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, 0, recvtype); return; }
         Buf s = buf(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
@@ -942,6 +1029,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allGatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
         check("allGatherv");
+        intraOnly("allGatherv");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
         runColl("allGatherv", () -> collectives().allGatherv(channel(), null, bl));
@@ -952,6 +1040,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allToAll(Object sendbuf, int sendcount, Datatype sendtype,
                                Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         check("allToAll");
+        if (this instanceof Intercomm ic) { ic.interAllToAllv(sendbuf, null, null, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype); return; }
         checkCount("allToAll", "sendcount", sendcount);
         checkCount("allToAll", "recvcount", recvcount);
         Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
@@ -965,6 +1054,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                                 Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
         check("allToAllv");
+        if (this instanceof Intercomm ic) { ic.interAllToAllv(sendbuf, sendcount, sdispls, 0, sendtype, recvbuf, recvcount, rdispls, 0, recvtype); return; }
         Buf s = vbuf(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
         Buf r = vbuf(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = vblocks(s, sendcount, sdispls, sendtype), rb = vblocks(r, recvcount, rdispls, recvtype);
@@ -972,10 +1062,95 @@ public class Comm implements Freeable, Cloneable {
         r.done();
     }
 
+    /**
+     * MPI_ALLTOALLW: block {@code i} has {@code sendCount[i]} elements of {@code sendTypes[i]} at
+     * byte displacement {@code sDispls[i]} of {@code sendBuf} (receive side alike); direct
+     * buffers, as in Open MPI's bindings. On an intercommunicator the blocks go to and come from
+     * the remote group.
+     */
+    public final void allToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                                Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
+            throws MPIException {
+        String op = "allToAllw";
+        check(op);
+        WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
+        if (this instanceof Intercomm ic) ic.swapBlocks(op, w.send, w.recv);
+        else runColl(op, () -> collectives().allToAllv(channel(), w.send, w.recv));
+        try {
+            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** MPI_IALLTOALLW (intracommunicators): as {@link #allToAllw}, on the communicator's schedule. */
+    public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                                    Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
+            throws MPIException {
+        String op = "iAllToAllw";
+        checkNb(op);
+        WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
+        return schedule().submit(this, op, ch -> {
+            collectives().allToAllv(ch, w.send, w.recv);
+            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+        });
+    }
+
+    /** The blocks of an all-to-all-w: byte segments to send and receive, and the receive regions to finish. */
+    private record WBlocks(MemorySegment[] send, MemorySegment[] recv, Buffers.Region[] recvRegions) {}
+
+    private WBlocks wBlocks(String op, Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                            Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
+        Buffers.Region[] s = wRegions(op, sendBuf, sendCount, sDispls, sendTypes, "send", Buffers.SEND);
+        Buffers.Region[] r = wRegions(op, recvBuf, recvCount, rDispls, recvTypes, "recv", Buffers.RECV);
+        return new WBlocks(wSegments(s), wSegments(r), r);
+    }
+
+    /** One region per rank of the group blocks go to: {@code counts[i]} x {@code types[i]} at byte {@code displs[i]}. */
+    private Buffers.Region[] wRegions(String op, Buffer buf, int[] counts, int[] displs, Datatype[] types, String side,
+                                      int mode) throws MPIException {
+        int n = peers.length;
+        checkVector(op, side + "Count", counts, n);
+        checkVector(op, (side.equals("send") ? "s" : "r") + "Displs", displs, n);
+        if (types == null || types.length < n) {
+            throw raise(MPI.ERR_ARG, op + ": " + side + "Types " + (types == null ? "is null" : "has " + types.length
+                    + " entries; " + n + " are needed"));
+        }
+        if (buf != null && !buf.isDirect()) {
+            throw raise(MPI.ERR_BUFFER, op + ": " + side + "Buf must be a direct buffer (see MPI.newByteBuffer)");
+        }
+        MemorySegment whole = buf == null ? MemorySegment.NULL : MemorySegment.ofBuffer(buf.duplicate().clear());
+        Buffers.Region[] out = new Buffers.Region[n];
+        for (int i = 0; i < n; i++) {
+            if (types[i] == null || types[i].isNull()) {
+                throw raise(MPI.ERR_TYPE, op + ": " + side + "Types[" + i + "] is null or freed");
+            }
+            if (counts[i] == 0) {
+                out[i] = Buffers.EMPTY;
+                continue;
+            }
+            if (buf == null) throw raise(MPI.ERR_BUFFER, op + ": " + side + "Buf is null but " + side + "Count[" + i + "] is " + counts[i]);
+            if (displs[i] > whole.byteSize()) {
+                throw raise(MPI.ERR_ARG, op + ": " + (side.equals("send") ? "s" : "r") + "Displs[" + i + "] = " + displs[i]
+                        + " is past the end of " + side + "Buf (" + whole.byteSize() + " bytes)");
+            }
+            java.nio.ByteBuffer at = whole.asSlice(displs[i]).asByteBuffer().order(java.nio.ByteOrder.nativeOrder());
+            out[i] = direct(at, counts[i], types[i], op, mode);
+        }
+        return out;
+    }
+
+    private static MemorySegment[] wSegments(Buffers.Region[] rs) {
+        MemorySegment[] out = new MemorySegment[rs.length];
+        for (int i = 0; i < rs.length; i++) out[i] = new Buf(rs[i]).seg;
+        return out;
+    }
+
     /** MPI_REDUCE_SCATTER: reduces {@code sum(recvcounts)} elements; block {@code rank} lands in {@code recvbuf}. */
     public final void reduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
         check("reduceScatter");
+        if (this instanceof Intercomm ic) { ic.interReduceScatter(sendbuf, recvbuf, recvcounts, type, op); return; }
         Reducer red = reducerFor(op, type, "reduceScatter");
         int total = total("reduceScatter", recvcounts);
         Buf s = buf(sendbuf, total, type, "reduceScatter", "recvcounts");
@@ -987,6 +1162,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_REDUCE_SCATTER with MPI_IN_PLACE: {@code buf} holds the input; the result is at its start. */
     public final void reduceScatter(Object buf, int[] counts, Datatype type, Op op) throws MPIException {
         check("reduceScatter");
+        intraOnly("reduceScatter");
         Reducer red = reducerFor(op, type, "reduceScatter");
         int total = total("reduceScatter", counts);
         Buf b = buf(buf, total, type, "reduceScatter", "counts");
@@ -1009,6 +1185,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_REDUCE_SCATTER_BLOCK with MPI_IN_PLACE. */
     public final void reduceScatterBlock(Object buf, int count, Datatype type, Op op) throws MPIException {
         check("reduceScatterBlock");
+        intraOnly("reduceScatterBlock");
         checkCount("reduceScatterBlock", "count", count);
         int[] counts = new int[size];
         java.util.Arrays.fill(counts, count);
@@ -1446,6 +1623,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final int agree(int flag) throws MPIException {
         check("agree");
+        intraOnly("agree");
         return agreeOn("agree", nextAgreement() << 6, flag).value();
     }
 
@@ -1455,6 +1633,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Request iAgree(IntBuffer flag) throws MPIException {
         check("iAgree");
+        intraOnly("iAgree");
         if (flag == null) throw raise(MPI.ERR_BUFFER, "iAgree: flag is null");
         if (flag.capacity() < 1) throw raise(MPI.ERR_BUFFER, "iAgree: flag has no room for one int");
         int value = flag.get(0);
@@ -1488,6 +1667,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Intracomm shrink() throws MPIException {
         check("shrink");
+        intraOnly("shrink");
         Intracomm c = new Intracomm();
         shrinkInto(c, nextAgreement(), "shrink");
         return c;
@@ -1499,6 +1679,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Intracomm iShrink() throws MPIException {
         check("iShrink");
+        intraOnly("iShrink");
         int seq = nextAgreement();
         Intracomm c = new Intracomm();
         org.ftmpi.p2p.Request req = engine.externalRequest();
@@ -1611,12 +1792,12 @@ public class Comm implements Freeable, Cloneable {
     }
 
     org.ftmpi.p2p.Request startSend(Buffers.Region g, int dest, int tag, int mode) {
-        return engine.send(context, epoch, rank, dest, dest >= 0 ? world[dest] : -1, tag,
+        return engine.send(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
                 g.seg, g.off, g.bytes, mode);
     }
 
     org.ftmpi.p2p.Request startRecv(Buffers.Region g, int source, int tag) {
-        return engine.receive(context, source, source >= 0 ? world[source] : -1, tag, g.seg, g.off, g.bytes);
+        return engine.receive(context, source, source >= 0 ? peers[source] : -1, tag, g.seg, g.off, g.bytes);
     }
 
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */
@@ -1663,15 +1844,20 @@ public class Comm implements Freeable, Cloneable {
     }
 
     private void checkDest(String op, int dest) throws MPIException {
-        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= size)) {
-            throw raise(MPI.ERR_RANK, op + ": dest " + dest + " is not a rank of " + name + " (size " + size + ")");
+        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= peers.length)) {
+            throw raise(MPI.ERR_RANK, op + ": dest " + dest + " is not a rank of " + name + peerGroup());
         }
     }
 
     private void checkSource(String op, int source) throws MPIException {
-        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= size)) {
-            throw raise(MPI.ERR_RANK, op + ": source " + source + " is not a rank of " + name + " (size " + size + ")");
+        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= peers.length)) {
+            throw raise(MPI.ERR_RANK, op + ": source " + source + " is not a rank of " + name + peerGroup());
         }
+    }
+
+    /** " (size n)", naming the remote group on an intercommunicator. */
+    private String peerGroup() {
+        return peers == world ? " (size " + size + ")" : "'s remote group (size " + peers.length + ")";
     }
 
     private void checkSendTag(String op, int tag) throws MPIException {
