@@ -68,23 +68,16 @@ public final class Intercomm extends Comm {
     /** MPI_INTERCOMM_CREATE (see {@link Comm#createIntercomm}). */
     static Intercomm create(Comm peer, Intracomm lc, int leader, int remoteLeader, int tag) throws MPIException {
         String op = "createIntercomm";
-        if (lc.rank == leader) {
-            peer.check(op);
-            if (remoteLeader < 0 || remoteLeader >= peer.size) {
-                throw peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is not a rank of the peer"
-                        + " communicator " + peer.name + " (size " + peer.size + ")");
-            }
-            if (remoteLeader == peer.rank) {
-                throw peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is the local leader itself");
-            }
-            if (tag < 0 || tag > MPI.TAG_UB_VALUE) {
-                throw peer.raise(MPI.ERR_TAG, op + ": tag " + tag + " is outside 0.." + MPI.TAG_UB_VALUE);
-            }
-        }
+        // The leader's arguments are checked at the leader; an error reaches the whole local group
+        // through the leader's first exchange (so no member waits for a leader that gave up).
+        MPIException bad = lc.rank == leader ? checkLeaderArgs(peer, remoteLeader, tag, op) : null;
         int localId = lc.agreeContext(op, K_INTERCOMM, true);
         Intracomm hidden = lc.initDerived(new Intracomm(), localId, lc.rank, lc.world, lc.name + ".local");
         try {
-            Swap viaPeer = mine -> peerSwap(peer, remoteLeader, tag, mine);
+            Swap viaPeer = mine -> {
+                if (bad != null) throw bad;
+                return peerSwap(peer, remoteLeader, tag, mine);
+            };
             long[] mine = new long[1 + lc.size];
             mine[0] = localId;
             for (int i = 0; i < lc.size; i++) mine[1 + i] = lc.world[i];
@@ -126,6 +119,25 @@ public final class Intercomm extends Comm {
             hidden.free();
             throw ex;
         }
+    }
+
+    /** The local leader's arguments: null if they are right, else the error (through the peer's error handler). */
+    private static MPIException checkLeaderArgs(Comm peer, int remoteLeader, int tag, String op) {
+        if (peer.engine == null) {
+            return MPIException.of(MPI.ERR_COMM, op + ": the peer communicator " + peer.name + " is freed or MPI is not"
+                    + " initialized");
+        }
+        if (remoteLeader < 0 || remoteLeader >= peer.size) {
+            return peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is not a rank of the peer"
+                    + " communicator " + peer.name + " (size " + peer.size + ")");
+        }
+        if (remoteLeader == peer.rank) {
+            return peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is the local leader itself");
+        }
+        if (tag < 0 || tag > MPI.TAG_UB_VALUE) {
+            return peer.raise(MPI.ERR_TAG, op + ": tag " + tag + " is outside 0.." + MPI.TAG_UB_VALUE);
+        }
+        return null;
     }
 
     /** MPI_COMM_DUP: same groups, new contexts, attributes and hints copied; collective over both groups. */
@@ -221,7 +233,7 @@ public final class Intercomm extends Comm {
         if (len[0] < 0) {
             if (failed != null) throw failed;
             throw group.raise(MPI.ERR_OTHER, op + ": the leader (rank " + leader + " of " + group.name
-                    + ") could not exchange with the other group");
+                    + ") could not exchange with the other group (see the error raised there)");
         }
         if (theirs == null) theirs = new long[(int) len[0]];
         bcastLongs(group, theirs, leader, op);

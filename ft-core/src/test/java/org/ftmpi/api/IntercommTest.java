@@ -287,6 +287,10 @@ class IntercommTest {
             MPIException e = assertThrows(MPIException.class, () -> world.createIntercomm(half, 5, 1, 0));
             assertEquals(MPI.ERR_RANK, e.getErrorClass());
             assertTrue(e.getMessage().contains("localLeader"), e.getMessage());
+            // A bad remoteLeader at the leaders: every member of both groups gets an error, none waits.
+            e = assertThrows(MPIException.class, () -> world.createIntercomm(half, 0, 9, 3));
+            assertEquals(half.getRank() == 0 ? MPI.ERR_RANK : MPI.ERR_OTHER, e.getErrorClass());
+            assertTrue(e.getMessage().contains(half.getRank() == 0 ? "remoteLeader" : "leader"), e.getMessage());
             Intercomm ic = world.createIntercomm(half, 0, colour[me] == 0 ? 1 : 0, 3);
             ic.setErrhandler(MPI.ERRORS_RETURN);
             int[] x = new int[4];
