@@ -594,25 +594,30 @@ public class Comm implements Freeable, Cloneable {
         try {
             body.run();
         } catch (P2pException e) {
-            if (e.getCause() instanceof MPIException m) {
-                throw handle(MPIException.of(m.getErrorClass(), op + ": user operation failed: " + m.getMessage()));
-            }
-            throw raise(e, op);
+            throw collFailure(e, op);
         } catch (RuntimeException e) {
             throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
         }
+    }
+
+    /** The error of a failed collective algorithm; user-function errors keep their class. */
+    final MPIException collFailure(P2pException e, String op) {
+        if (e.getCause() instanceof MPIException m) {
+            return handle(MPIException.of(m.getErrorClass(), op + ": user operation failed: " + m.getMessage()));
+        }
+        return raise(e, op);
     }
 
     /** ERR_COMM on an intercommunicator: forms and operations defined (or built) for intracommunicators only. */
     final void intraOnly(String op) throws MPIException {
         if (this instanceof Intercomm) {
             throw raise(MPI.ERR_COMM, op + ": not available on the intercommunicator " + name
-                    + " (MPI_IN_PLACE forms, non-blocking collectives and ULFM agreement/shrink are intracommunicator-only"
-                    + " here; see docs/api-coverage.md)");
+                    + " (MPI_IN_PLACE forms, iDup and ULFM agreement/shrink are intracommunicator-only here;"
+                    + " see docs/api-coverage.md)");
         }
     }
 
-    /** {@link #check} for a non-blocking collective (intracommunicators only). */
+    /** {@link #check} for a non-blocking collective on an intracommunicator (intercommunicators dispatch before). */
     final void checkNb(String op) throws MPIException {
         check(op);
         intraOnly(op);
@@ -1083,13 +1088,14 @@ public class Comm implements Freeable, Cloneable {
         }
     }
 
-    /** MPI_IALLTOALLW (intracommunicators): as {@link #allToAllw}, on the communicator's schedule. */
+    /** MPI_IALLTOALLW: as {@link #allToAllw}, on the communicator's schedule. */
     public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                                     Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
             throws MPIException {
         String op = "iAllToAllw";
-        checkNb(op);
+        check(op);
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
+        if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvRegions);
         return schedule().submit(this, op, ch -> {
             collectives().allToAllv(ch, w.send, w.recv);
             for (Buffers.Region g : w.recvRegions) g.finishReceive();
@@ -1251,17 +1257,20 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI_IBARRIER. */
     public final Request iBarrier() throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterBarrier();
         return NbColls.iBarrier(this);
     }
 
     /** MPI_IBCAST. */
     public final Request iBcast(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterBcast(buf, count, type, root);
         return NbColls.iBcast(this, buf, count, type, root);
     }
 
     /** MPI_IGATHER. */
     public final Request iGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                  Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         return NbColls.iGather(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
@@ -1273,6 +1282,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IGATHERV. */
     public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
                                   int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
         return NbColls.iGatherv(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
     }
 
@@ -1284,12 +1294,14 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI_IGATHERV at a non-root rank, when the root gathers in place. */
     public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterGatherv(sendbuf, sendcount, sendtype, null, null, null, null, root);
         return NbColls.iGathervHalf(this, sendbuf, sendcount, sendtype, null, null, null, null, root, false);
     }
 
     /** MPI_ISCATTER. */
     public final Request iScatter(Buffer sendbuf, int sendcount, Datatype sendtype,
                                   Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         return NbColls.iScatter(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
@@ -1301,6 +1313,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_ISCATTERV. */
     public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                    Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterScatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
         return NbColls.iScatterv(this, sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
@@ -1312,6 +1325,7 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI_ISCATTERV at a non-root rank, when the root scatters in place. */
     public final Request iScatterv(Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterScatterv(null, null, null, null, recvbuf, recvcount, recvtype, root);
         return NbColls.iScattervHalf(this, null, null, null, null, recvbuf, recvcount, recvtype, root, false);
     }
 
@@ -1319,6 +1333,7 @@ public class Comm implements Freeable, Cloneable {
     public final Request iAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                     Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         if (sendtype == null) throw raise(MPI.ERR_TYPE, "iAllGather: sendtype is null");
+        if (this instanceof Intercomm ic) return ic.iInterAllGatherv(sendbuf, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype);
         return NbColls.iAllGather(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
@@ -1332,6 +1347,7 @@ public class Comm implements Freeable, Cloneable {
                                      Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
         if (sendtype == null) throw raise(MPI.ERR_TYPE, "iAllGatherv: sendtype is null");
+        if (this instanceof Intercomm ic) return ic.iInterAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, 0, recvtype);
         return NbColls.iAllGatherv(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
     }
 
@@ -1343,6 +1359,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IALLTOALL. */
     public final Request iAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
                                    Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterAllToAllv(sendbuf, null, null, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype);
         return NbColls.iAllToAll(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
@@ -1350,12 +1367,14 @@ public class Comm implements Freeable, Cloneable {
     public final Request iAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                                     Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterAllToAllv(sendbuf, sendcount, sdispls, 0, sendtype, recvbuf, recvcount, rdispls, 0, recvtype);
         return NbColls.iAllToAllv(this, sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
     }
 
     /** MPI_IREDUCE. */
     public final Request iReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterReduce(sendbuf, recvbuf, count, type, op, root);
         return NbColls.iReduce(this, sendbuf, recvbuf, count, type, op, root);
     }
 
@@ -1367,6 +1386,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IALLREDUCE. */
     public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
             throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterAllReduce(sendbuf, recvbuf, count, type, op);
         return NbColls.iAllReduce(this, sendbuf, recvbuf, count, type, op);
     }
 
@@ -1379,6 +1399,7 @@ public class Comm implements Freeable, Cloneable {
     public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
         if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iReduceScatter: sendbuf is null");
+        if (this instanceof Intercomm ic) return ic.iInterReduceScatter(sendbuf, recvbuf, recvcounts, type, op);
         return NbColls.iReduceScatter(this, sendbuf, recvbuf, recvcounts, type, op);
     }
 
@@ -1391,6 +1412,12 @@ public class Comm implements Freeable, Cloneable {
     public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
             throws MPIException {
         if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iReduceScatterBlock: sendbuf is null");
+        if (this instanceof Intercomm ic) {
+            checkCount("iReduceScatterBlock", "recvcount", recvcount);
+            int[] counts = new int[size];
+            java.util.Arrays.fill(counts, recvcount);
+            return ic.iInterReduceScatter(sendbuf, recvbuf, counts, type, op);
+        }
         return NbColls.iReduceScatterBlock(this, sendbuf, recvbuf, recvcount, type, op);
     }
 

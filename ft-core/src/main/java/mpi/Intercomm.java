@@ -1,8 +1,12 @@
 package mpi;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.Buffer;
+import org.ftmpi.coll.Channel;
+import org.ftmpi.coll.Dissemination;
 import org.ftmpi.coll.Reducer;
 import org.ftmpi.p2p.Engine;
+import org.ftmpi.p2p.P2pException;
 
 /**
  * An intercommunicator: a local and a remote group. Point-to-point ranks name processes of the
@@ -272,7 +276,8 @@ public final class Intercomm extends Comm {
 
     /** Sends {@code out} to and receives {@code in} from remote rank 0 (this is local rank 0). */
     private void exchange(String op, MemorySegment out, MemorySegment in, int tag) throws MPIException {
-        runColl(op, () -> awaitAll(engine, recvFrom(0, tag, in), sendTo(0, tag, out)));
+        Links l = blocking();
+        runColl(op, () -> awaitAll(engine, recvFrom(l, 0, tag, in), sendTo(l, 0, tag, out)));
     }
 
     /**
@@ -304,13 +309,56 @@ public final class Intercomm extends Comm {
 
     // ------------------------------------------------------------------ traffic between the groups
 
-    private org.ftmpi.p2p.Request sendTo(int dest, int tag, MemorySegment data) {
-        return engine.send(context + 1, epoch, rank, dest, peers[dest], tag, data, 0, data.byteSize(),
+    /**
+     * Where a collective's messages go: between the groups on context {@code c + 1} with tags
+     * offset by {@code tagOffset}, inside this group over {@code inside} (the hidden local
+     * communicator's collective channel). Blocking collectives use offset 0 and the plain
+     * channel; non-blocking ones {@link Schedule#TAG_OFFSET} and an offset channel, so the two
+     * never match each other (the argument of the intracommunicator schedule).
+     */
+    record Links(int tagOffset, Channel inside) {}
+
+    private Links blocking() {
+        return new Links(0, local.channel());
+    }
+
+    private Links nonBlocking() {
+        return new Links(Schedule.TAG_OFFSET, Schedule.offsetChannel(local));
+    }
+
+    private org.ftmpi.p2p.Request sendTo(Links l, int dest, int tag, MemorySegment data) {
+        return engine.send(context + 1, epoch, rank, dest, peers[dest], l.tagOffset + tag, data, 0, data.byteSize(),
                 org.ftmpi.p2p.Request.STANDARD);
     }
 
-    private org.ftmpi.p2p.Request recvFrom(int source, int tag, MemorySegment into) {
-        return engine.receive(context + 1, source, peers[source], tag, into, 0, into.byteSize());
+    private org.ftmpi.p2p.Request recvFrom(Links l, int source, int tag, MemorySegment into) {
+        return engine.receive(context + 1, source, peers[source], l.tagOffset + tag, into, 0, into.byteSize());
+    }
+
+    /** The communication of one collective, its arguments checked and buffers resolved. */
+    @FunctionalInterface
+    interface Plan {
+        void run(Links l) throws P2pException, MPIException;
+    }
+
+    private static final Plan NOTHING = l -> { };
+
+    /** Runs a plan now (blocking form). */
+    private void run(String op, Plan plan) throws MPIException {
+        Links l = blocking();
+        try {
+            plan.run(l);
+        } catch (P2pException e) {
+            throw collFailure(e, op);
+        } catch (RuntimeException e) {
+            throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
+        }
+    }
+
+    /** Queues a plan on this communicator's schedule (non-blocking form). */
+    private Request submit(String op, Plan plan) {
+        Links l = nonBlocking();
+        return schedule().submit(this, op, ch -> plan.run(l));
     }
 
     private static final int NONE = 0, ROOT = 1, LEAF = 2;
@@ -328,116 +376,149 @@ public final class Intercomm extends Comm {
         return MemorySegment.ofArray(new byte[(int) bytes]);
     }
 
+    /** A collective buffer: any buffer for the blocking forms, a direct one for the non-blocking ones. */
+    private Buf cbuf(boolean nb, Object b, int count, Datatype type, String op, String arg) throws MPIException {
+        return nb ? NbColls.dbuf(this, (Buffer) b, count, type, op, arg) : buf(b, count, type, op, arg);
+    }
+
+    /** {@link #cbuf} of blocks {@code counts[i]} at {@code displs[i]}, one per remote rank. */
+    private Buf cvbuf(boolean nb, Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
+                      String displsArg) throws MPIException {
+        if (nb && b != null && !((Buffer) b).isDirect()) {
+            throw raise(MPI.ERR_BUFFER, op + ": buf must be a direct buffer (see MPI.newByteBuffer and friends);"
+                    + " non-blocking operations do not take heap buffers or arrays");
+        }
+        return vbuf(b, counts, displs, type, op, countsArg, displsArg, peers.length);
+    }
+
     // ------------------------------------------------------------------ collectives (called from Comm)
 
     /** Nobody leaves before every member of both groups has entered. */
+    private Plan barrierPlan() {
+        return l -> {
+            Dissemination.barrier(l.inside);
+            if (rank == 0) awaitAll(engine, recvFrom(l, 0, T_SYNC, scratch(0)), sendTo(l, 0, T_SYNC, scratch(0)));
+            Dissemination.barrier(l.inside);
+        };
+    }
+
     void interBarrier() throws MPIException {
-        String op = "barrier";
-        local.runColl(op, () -> org.ftmpi.coll.Dissemination.barrier(local.channel()));
-        if (rank == 0) exchange(op, scratch(0), scratch(0), T_SYNC);
-        local.runColl(op, () -> org.ftmpi.coll.Dissemination.barrier(local.channel()));
+        run("barrier", barrierPlan());
+    }
+
+    Request iInterBarrier() throws MPIException {
+        check("iBarrier");
+        return submit("iBarrier", barrierPlan());
     }
 
     /** The root sends to remote rank 0, which broadcasts in its group. */
-    void interBcast(Object buf, int count, Datatype type, int root) throws MPIException {
-        String op = "bcast";
+    private Plan bcastPlan(boolean nb, String op, Object buf, int count, Datatype type, int root) throws MPIException {
+        check(op);
         int role = role(op, root);
-        if (role == NONE) return;
-        Buf b = buf(buf, count, type, op, null);
-        if (role == ROOT) {
-            runColl(op, () -> awaitAll(engine, sendTo(0, T_DATA, b.seg)));
-            return;
-        }
-        if (rank == 0) runColl(op, () -> awaitAll(engine, recvFrom(root, T_DATA, b.seg)));
-        local.runColl(op, () -> collectives().bcast(local.channel(), b.seg, 0));
-        b.done();
+        if (role == NONE) return NOTHING;
+        Buf b = cbuf(nb, buf, count, type, op, null);
+        if (role == ROOT) return l -> awaitAll(engine, sendTo(l, 0, T_DATA, b.seg));
+        return l -> {
+            if (rank == 0) awaitAll(engine, recvFrom(l, root, T_DATA, b.seg));
+            collectives().bcast(l.inside, b.seg, 0);
+            b.done();
+        };
+    }
+
+    void interBcast(Object buf, int count, Datatype type, int root) throws MPIException {
+        run("bcast", bcastPlan(false, "bcast", buf, count, type, root));
+    }
+
+    Request iInterBcast(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        return submit("iBcast", bcastPlan(true, "iBcast", buf, count, type, root));
     }
 
     /** The root receives remote rank 0's reduction of the other group's data. */
-    void interReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root) throws MPIException {
-        String name = "reduce";
-        int role = role(name, root);
-        if (role == NONE) return;
+    private Plan reducePlan(boolean nb, String op, Object sendbuf, Object recvbuf, int count, Datatype type, Op o,
+                            int root) throws MPIException {
+        check(op);
+        int role = role(op, root);
+        if (role == NONE) return NOTHING;
+        Reducer red = reducerFor(o, type, op);
         if (role == ROOT) {
-            reducerFor(op, type, name); // same argument checks as the contributors
-            Buf r = buf(recvbuf, count, type, name, null);
-            runColl(name, () -> awaitAll(engine, recvFrom(0, T_DATA, r.seg)));
-            r.done();
-            return;
+            Buf r = cbuf(nb, recvbuf, count, type, op, null);
+            return l -> {
+                awaitAll(engine, recvFrom(l, 0, T_DATA, r.seg));
+                r.done();
+            };
         }
-        Reducer red = reducerFor(op, type, name);
-        Buf s = buf(sendbuf, count, type, name, null);
+        Buf s = cbuf(nb, sendbuf, count, type, op, null);
         MemorySegment acc = rank == 0 ? scratch(s.seg.byteSize()) : null;
-        local.runColl(name, () -> collectives().reduce(local.channel(), s.seg, acc, count, red, 0));
-        if (rank == 0) runColl(name, () -> awaitAll(engine, sendTo(root, T_DATA, acc)));
+        return l -> {
+            collectives().reduce(l.inside, s.seg, acc, count, red, 0);
+            if (rank == 0) awaitAll(engine, sendTo(l, root, T_DATA, acc));
+        };
     }
 
-    /** Each group gets the reduction of the other group's data. */
+    void interReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root) throws MPIException {
+        run("reduce", reducePlan(false, "reduce", sendbuf, recvbuf, count, type, op, root));
+    }
+
+    Request iInterReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
+            throws MPIException {
+        return submit("iReduce", reducePlan(true, "iReduce", sendbuf, recvbuf, count, type, op, root));
+    }
+
+    /**
+     * Each group gets the other group's reduction (allReduce: {@code counts == null}, all of
+     * it; reduceScatter: scattered over this group by {@code counts}).
+     */
+    private Plan allReducePlan(boolean nb, String op, Object sendbuf, Object recvbuf, int count, int[] counts,
+                               Datatype type, Op o) throws MPIException {
+        check(op);
+        Reducer red = reducerFor(o, type, op);
+        int total = counts == null ? count : total(op, counts);
+        Buf s = cbuf(nb, sendbuf, total, type, op, counts == null ? null : "recvcounts");
+        Buf r = counts == null ? cbuf(nb, recvbuf, count, type, op, null)
+                : cbuf(nb, recvbuf, counts[rank], type, op, "recvcounts[" + rank + "]");
+        long bytes = s.seg.byteSize();
+        int[] cs = counts == null ? null : counts.clone();
+        return l -> {
+            MemorySegment acc = rank == 0 ? scratch(bytes) : null;
+            collectives().reduce(l.inside, s.seg, acc, total, red, 0);
+            if (cs == null) {
+                if (rank == 0) awaitAll(engine, recvFrom(l, 0, T_DATA, r.seg), sendTo(l, 0, T_DATA, acc));
+                collectives().bcast(l.inside, r.seg, 0);
+            } else {
+                MemorySegment theirs = rank == 0 ? scratch(bytes) : null;
+                MemorySegment[] blocks = null;
+                if (rank == 0) {
+                    awaitAll(engine, recvFrom(l, 0, T_DATA, theirs), sendTo(l, 0, T_DATA, acc));
+                    blocks = new MemorySegment[size];
+                    long off = 0;
+                    for (int i = 0; i < size; i++) {
+                        long len = (long) cs[i] * type.sizeBytes;
+                        blocks[i] = theirs.asSlice(off, len);
+                        off += len;
+                    }
+                }
+                collectives().scatterv(l.inside, blocks, r.seg, 0);
+            }
+            r.done();
+        };
+    }
+
     void interAllReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op) throws MPIException {
-        String name = "allReduce";
-        Reducer red = reducerFor(op, type, name);
-        Buf s = buf(sendbuf, count, type, name, null);
-        Buf r = buf(recvbuf, count, type, name, null);
-        MemorySegment acc = rank == 0 ? scratch(s.seg.byteSize()) : null;
-        local.runColl(name, () -> collectives().reduce(local.channel(), s.seg, acc, count, red, 0));
-        if (rank == 0) exchange(name, acc, r.seg, T_DATA);
-        local.runColl(name, () -> collectives().bcast(local.channel(), r.seg, 0));
-        r.done();
+        run("allReduce", allReducePlan(false, "allReduce", sendbuf, recvbuf, count, null, type, op));
+    }
+
+    Request iInterAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
+        return submit("iAllReduce", allReducePlan(true, "iAllReduce", sendbuf, recvbuf, count, null, type, op));
     }
 
     /** The result for this group (the other group's reduction) is scattered by {@code recvcounts}. */
     void interReduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op) throws MPIException {
-        String name = "reduceScatter";
-        Reducer red = reducerFor(op, type, name);
-        int total = total(name, recvcounts);
-        Buf s = buf(sendbuf, total, type, name, "recvcounts");
-        Buf r = buf(recvbuf, recvcounts[rank], type, name, "recvcounts[" + rank + "]");
-        MemorySegment acc = rank == 0 ? scratch(s.seg.byteSize()) : null;
-        MemorySegment theirs = rank == 0 ? scratch(s.seg.byteSize()) : null;
-        local.runColl(name, () -> collectives().reduce(local.channel(), s.seg, acc, total, red, 0));
-        if (rank == 0) exchange(name, acc, theirs, T_DATA);
-        MemorySegment[] blocks = null;
-        if (rank == 0) {
-            blocks = new MemorySegment[size];
-            long off = 0;
-            for (int i = 0; i < size; i++) {
-                long len = (long) recvcounts[i] * type.sizeBytes;
-                blocks[i] = theirs.asSlice(off, len);
-                off += len;
-            }
-        }
-        MemorySegment[] bl = blocks;
-        local.runColl(name, () -> collectives().scatterv(local.channel(), bl, r.seg, 0));
-        r.done();
+        run("reduceScatter", allReducePlan(false, "reduceScatter", sendbuf, recvbuf, 0, recvcounts, type, op));
     }
 
-    /** The root receives one block from each member of the other group, linearly. */
-    void interGather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
-                     Datatype recvtype, int root) throws MPIException {
-        int[][] cd = role("gather", root) == ROOT ? uniform("gather", "recvcount", recvcount) : new int[2][];
-        interGatherv("gather", sendbuf, sendcount, sendtype, recvbuf, cd[0], cd[1], recvtype, root);
-    }
-
-    /** {@link #interGather} with per-rank counts and displacements at the root. */
-    void interGatherv(String op, Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
-                      int[] displs, Datatype recvtype, int root) throws MPIException {
-        int role = role(op, root);
-        if (role == NONE) return;
-        if (role == LEAF) {
-            Buf s = buf(sendbuf, sendcount, sendtype, op, "sendcount");
-            runColl(op, () -> awaitAll(engine, sendTo(root, T_DATA, s.seg)));
-            return;
-        }
-        if (recvtype == null) {
-            throw raise(MPI.ERR_ROOT, op + ": the root (MPI.ROOT) of an intercommunicator " + op + " must pass the"
-                    + " receive buffer (the full form)");
-        }
-        Buf r = vbuf(recvbuf, recvcount, displs, recvtype, op, "recvcount", "displs", peers.length);
-        MemorySegment[] blocks = vblocks(r, recvcount, displs, recvtype, peers.length);
-        org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[blocks.length];
-        for (int i = 0; i < blocks.length; i++) rs[i] = recvFrom(i, T_DATA, blocks[i]);
-        runColl(op, () -> awaitAll(engine, rs));
-        r.done();
+    Request iInterReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
+            throws MPIException {
+        return submit("iReduceScatter", allReducePlan(true, "iReduceScatter", sendbuf, recvbuf, 0, recvcounts, type, op));
     }
 
     /** Counts and displacements of {@code count} elements for each remote rank, one block after another. */
@@ -452,92 +533,181 @@ public final class Intercomm extends Comm {
         return new int[][] {counts, displs};
     }
 
-    /** The root sends one block to each member of the other group, linearly. */
-    void interScatter(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
-                      Datatype recvtype, int root) throws MPIException {
-        int[][] cd = role("scatter", root) == ROOT ? uniform("scatter", "sendcount", sendcount) : new int[2][];
-        interScatterv("scatter", sendbuf, cd[0], cd[1], sendtype, recvbuf, recvcount, recvtype, root);
+    /**
+     * Gather ({@code gather = true}: the root receives one block from each member of the other
+     * group) or scatter (the root sends one block to each), linearly; blocks {@code counts[i]}
+     * at {@code displs[i]} of the root's buffer. {@code rootType == null}: a non-root form.
+     */
+    private Plan rootedPlan(boolean nb, boolean gather, String op, Object mine, int myCount, Datatype myType,
+                            Object rootBuf, int[] counts, int[] displs, Datatype rootType, int root)
+            throws MPIException {
+        check(op);
+        int role = role(op, root);
+        if (role == NONE) return NOTHING;
+        if (role == LEAF) {
+            Buf b = cbuf(nb, mine, myCount, myType, op, gather ? "sendcount" : "recvcount");
+            if (gather) return l -> awaitAll(engine, sendTo(l, root, T_DATA, b.seg));
+            return l -> {
+                awaitAll(engine, recvFrom(l, root, T_DATA, b.seg));
+                b.done();
+            };
+        }
+        if (rootType == null) {
+            throw raise(MPI.ERR_ROOT, op + ": the root (MPI.ROOT) of an intercommunicator " + op + " must pass the"
+                    + (gather ? " receive" : " send") + " buffer (the full form)");
+        }
+        String side = gather ? "recvcount" : "sendcount";
+        Buf r = cvbuf(nb, rootBuf, counts, displs, rootType, op, side, "displs");
+        MemorySegment[] blocks = vblocks(r, counts, displs, rootType, peers.length);
+        return l -> {
+            org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[blocks.length];
+            for (int i = 0; i < blocks.length; i++) {
+                rs[i] = gather ? recvFrom(l, i, T_DATA, blocks[i]) : sendTo(l, i, T_DATA, blocks[i]);
+            }
+            awaitAll(engine, rs);
+            if (gather) r.done();
+        };
     }
 
-    /** {@link #interScatter} with per-rank counts and displacements at the root. */
+    private Plan gatherPlan(boolean nb, String op, Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                            int recvcount, Datatype recvtype, int root) throws MPIException {
+        int[][] cd = role(op, root) == ROOT ? uniform(op, "recvcount", recvcount) : new int[2][];
+        return rootedPlan(nb, true, op, sendbuf, sendcount, sendtype, recvbuf, cd[0], cd[1], recvtype, root);
+    }
+
+    private Plan scatterPlan(boolean nb, String op, Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                             int recvcount, Datatype recvtype, int root) throws MPIException {
+        int[][] cd = role(op, root) == ROOT ? uniform(op, "sendcount", sendcount) : new int[2][];
+        return rootedPlan(nb, false, op, recvbuf, recvcount, recvtype, sendbuf, cd[0], cd[1], sendtype, root);
+    }
+
+    void interGather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                     Datatype recvtype, int root) throws MPIException {
+        run("gather", gatherPlan(false, "gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
+    }
+
+    Request iInterGather(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int recvcount,
+                         Datatype recvtype, int root) throws MPIException {
+        return submit("iGather", gatherPlan(true, "iGather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                recvtype, root));
+    }
+
+    void interGatherv(String op, Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
+                      int[] displs, Datatype recvtype, int root) throws MPIException {
+        run(op, rootedPlan(false, true, op, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root));
+    }
+
+    Request iInterGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int[] recvcount,
+                          int[] displs, Datatype recvtype, int root) throws MPIException {
+        return submit("iGatherv", rootedPlan(true, true, "iGatherv", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                displs, recvtype, root));
+    }
+
+    void interScatter(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                      Datatype recvtype, int root) throws MPIException {
+        run("scatter", scatterPlan(false, "scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
+    }
+
+    Request iInterScatter(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int recvcount,
+                          Datatype recvtype, int root) throws MPIException {
+        return submit("iScatter", scatterPlan(true, "iScatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                recvtype, root));
+    }
+
     void interScatterv(String op, Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, Object recvbuf,
                        int recvcount, Datatype recvtype, int root) throws MPIException {
-        int role = role(op, root);
-        if (role == NONE) return;
-        if (role == LEAF) {
-            Buf r = buf(recvbuf, recvcount, recvtype, op, "recvcount");
-            runColl(op, () -> awaitAll(engine, recvFrom(root, T_DATA, r.seg)));
-            r.done();
-            return;
-        }
-        if (sendtype == null) {
-            throw raise(MPI.ERR_ROOT, op + ": the root (MPI.ROOT) of an intercommunicator " + op + " must pass the"
-                    + " send buffer (the full form)");
-        }
-        Buf s = vbuf(sendbuf, sendcount, displs, sendtype, op, "sendcount", "displs", peers.length);
-        MemorySegment[] blocks = vblocks(s, sendcount, displs, sendtype, peers.length);
-        org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[blocks.length];
-        for (int i = 0; i < blocks.length; i++) rs[i] = sendTo(i, T_DATA, blocks[i]);
-        runColl(op, () -> awaitAll(engine, rs));
+        run(op, rootedPlan(false, false, op, recvbuf, recvcount, recvtype, sendbuf, sendcount, displs, sendtype, root));
+    }
+
+    Request iInterScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype, Buffer recvbuf,
+                           int recvcount, Datatype recvtype, int root) throws MPIException {
+        return submit("iScatterv", rootedPlan(true, false, "iScatterv", recvbuf, recvcount, recvtype, sendbuf,
+                sendcount, displs, sendtype, root));
     }
 
     /**
      * Every member receives one block from each member of the other group: {@code recvcount}
-     * each (allGather) or {@code recvcounts[i]} at {@code displs[i]} (allGatherv).
+     * each (allGather, {@code recvcounts == null}) or {@code recvcounts[i]} at {@code displs[i]}.
      */
+    private Plan allGatherPlan(boolean nb, String op, Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                               int[] recvcounts, int[] displs, int recvcount, Datatype recvtype) throws MPIException {
+        check(op);
+        Buf s = cbuf(nb, sendbuf, sendcount, sendtype, op, "sendcount");
+        int[][] cd = recvcounts == null ? uniform(op, "recvcount", recvcount) : new int[][] {recvcounts, displs};
+        Buf r = cvbuf(nb, recvbuf, cd[0], cd[1], recvtype, op, "recvcount", "displs");
+        MemorySegment[] in = vblocks(r, cd[0], cd[1], recvtype, peers.length);
+        MemorySegment[] out = new MemorySegment[peers.length];
+        java.util.Arrays.fill(out, s.seg);
+        return swapPlan(out, in, r);
+    }
+
     void interAllGatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcounts,
                          int[] displs, int recvcount, Datatype recvtype) throws MPIException {
         String op = recvcounts == null ? "allGather" : "allGatherv";
-        Buf s = buf(sendbuf, sendcount, sendtype, op, "sendcount");
-        MemorySegment[] in;
-        Buf r;
-        if (recvcounts == null) {
-            checkCount(op, "recvcount", recvcount);
-            r = buf(recvbuf, Math.multiplyExact(recvcount, peers.length), recvtype, op, "recvcount");
-            in = blocks(r, recvcount, recvtype, peers.length);
-        } else {
-            r = vbuf(recvbuf, recvcounts, displs, recvtype, op, "recvcount", "displs", peers.length);
-            in = vblocks(r, recvcounts, displs, recvtype, peers.length);
-        }
-        MemorySegment[] out = new MemorySegment[peers.length];
-        java.util.Arrays.fill(out, s.seg);
-        swapBlocks(op, out, in);
-        r.done();
+        run(op, allGatherPlan(false, op, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvcount, recvtype));
+    }
+
+    Request iInterAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int[] recvcounts,
+                             int[] displs, int recvcount, Datatype recvtype) throws MPIException {
+        String op = recvcounts == null ? "iAllGather" : "iAllGatherv";
+        return submit(op, allGatherPlan(true, op, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvcount,
+                recvtype));
     }
 
     /** Block {@code j} of the send buffer goes to remote rank {@code j}; block {@code j} of the receive buffer comes from it. */
+    private Plan allToAllPlan(boolean nb, String op, Object sendbuf, int[] sendcounts, int[] sdispls, int sendcount,
+                              Datatype sendtype, Object recvbuf, int[] recvcounts, int[] rdispls, int recvcount,
+                              Datatype recvtype) throws MPIException {
+        check(op);
+        int[][] s = sendcounts == null ? uniform(op, "sendcount", sendcount) : new int[][] {sendcounts, sdispls};
+        int[][] r = recvcounts == null ? uniform(op, "recvcount", recvcount) : new int[][] {recvcounts, rdispls};
+        Buf sb = cvbuf(nb, sendbuf, s[0], s[1], sendtype, op, "sendcount", "sdispls");
+        Buf rb = cvbuf(nb, recvbuf, r[0], r[1], recvtype, op, "recvcount", "rdispls");
+        return swapPlan(vblocks(sb, s[0], s[1], sendtype, peers.length), vblocks(rb, r[0], r[1], recvtype, peers.length),
+                rb);
+    }
+
     void interAllToAllv(Object sendbuf, int[] sendcounts, int[] sdispls, int sendcount, Datatype sendtype,
                         Object recvbuf, int[] recvcounts, int[] rdispls, int recvcount, Datatype recvtype)
             throws MPIException {
         String op = sendcounts == null ? "allToAll" : "allToAllv";
-        int n = peers.length;
-        MemorySegment[] out, in;
-        Buf r;
-        if (sendcounts == null) {
-            checkCount(op, "sendcount", sendcount);
-            checkCount(op, "recvcount", recvcount);
-            out = blocks(buf(sendbuf, Math.multiplyExact(sendcount, n), sendtype, op, "sendcount"), sendcount, sendtype, n);
-            r = buf(recvbuf, Math.multiplyExact(recvcount, n), recvtype, op, "recvcount");
-            in = blocks(r, recvcount, recvtype, n);
-        } else {
-            out = vblocks(vbuf(sendbuf, sendcounts, sdispls, sendtype, op, "sendcount", "sdispls", n),
-                    sendcounts, sdispls, sendtype, n);
-            r = vbuf(recvbuf, recvcounts, rdispls, recvtype, op, "recvcount", "rdispls", n);
-            in = vblocks(r, recvcounts, rdispls, recvtype, n);
-        }
-        swapBlocks(op, out, in);
-        r.done();
+        run(op, allToAllPlan(false, op, sendbuf, sendcounts, sdispls, sendcount, sendtype, recvbuf, recvcounts, rdispls,
+                recvcount, recvtype));
+    }
+
+    Request iInterAllToAllv(Buffer sendbuf, int[] sendcounts, int[] sdispls, int sendcount, Datatype sendtype,
+                            Buffer recvbuf, int[] recvcounts, int[] rdispls, int recvcount, Datatype recvtype)
+            throws MPIException {
+        String op = sendcounts == null ? "iAllToAll" : "iAllToAllv";
+        return submit(op, allToAllPlan(true, op, sendbuf, sendcounts, sdispls, sendcount, sendtype, recvbuf, recvcounts,
+                rdispls, recvcount, recvtype));
     }
 
     /** Posts every receive, then every send, then waits (linear, for every pair of the two groups). */
+    private Plan swapPlan(MemorySegment[] out, MemorySegment[] in, Buf done) {
+        return l -> {
+            int n = peers.length;
+            org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[2 * n];
+            for (int j = 0; j < n; j++) rs[j] = recvFrom(l, j, T_DATA, in[j]);
+            for (int k = 0; k < n; k++) {
+                int j = (rank + k) % n; // stagger the destinations
+                rs[n + k] = sendTo(l, j, T_DATA, out[j]);
+            }
+            awaitAll(engine, rs);
+            if (done != null) done.done();
+        };
+    }
+
+    /** allToAllw between the groups (blocks already resolved by {@link Comm}). */
     void swapBlocks(String op, MemorySegment[] out, MemorySegment[] in) throws MPIException {
-        int n = peers.length;
-        org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[2 * n];
-        for (int j = 0; j < n; j++) rs[j] = recvFrom(j, T_DATA, in[j]);
-        for (int k = 0; k < n; k++) {
-            int j = (rank + k) % n; // stagger the destinations
-            rs[n + k] = sendTo(j, T_DATA, out[j]);
-        }
-        runColl(op, () -> awaitAll(engine, rs));
+        run(op, swapPlan(out, in, null));
+    }
+
+    Request iSwapBlocks(String op, MemorySegment[] out, MemorySegment[] in, Buffers.Region[] finish) {
+        Plan p = swapPlan(out, in, null);
+        return submit(op, l -> {
+            p.run(l);
+            for (Buffers.Region g : finish) g.finishReceive();
+        });
     }
 }

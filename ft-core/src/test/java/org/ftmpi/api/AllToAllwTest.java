@@ -64,6 +64,35 @@ class AllToAllwTest {
     }
 
     @Test
+    void onIntercommunicatorsBlocksGoToTheRemoteGroup() throws Exception {
+        int[] colour = {0, 1, 0, 1, 0};
+        LocalJob.run(5, world -> {
+            Intercomm ic = IntercommTest.join(world, colour);
+            int p = ic.getRank(), m = ic.getRemoteSize();
+            int[] rw = IntercommTest.remoteWorld(ic, world);
+            for (boolean nonBlocking : new boolean[] {false, true}) {
+                // p -> remote q: p + q + 1 ints, my world rank * 100 + q; byte displacements 16 apart
+                int[] sc = new int[m], sd = new int[m], rc = new int[m], rd = new int[m];
+                Datatype[] t = new Datatype[m];
+                for (int q = 0; q < m; q++) {
+                    sc[q] = rc[q] = p + q + 1;
+                    sd[q] = rd[q] = 16 * (m + p) * q;
+                    t[q] = MPI.INT;
+                }
+                ByteBuffer send = MPI.newByteBuffer(16 * (m + p) * m), recv = MPI.newByteBuffer(16 * (m + p) * m);
+                int me = world.getRank();
+                for (int q = 0; q < m; q++) for (int k = 0; k < sc[q]; k++) send.putInt(sd[q] + 4 * k, me * 100 + q);
+                if (nonBlocking) ic.iAllToAllw(send, sc, sd, t, recv, rc, rd, t).waitFor();
+                else ic.allToAllw(send, sc, sd, t, recv, rc, rd, t);
+                for (int q = 0; q < m; q++) {
+                    for (int k = 0; k < rc[q]; k++) assertEquals(rw[q] * 100 + p, recv.getInt(rd[q] + 4 * k));
+                }
+            }
+            ic.free();
+        });
+    }
+
+    @Test
     void badArgumentsAreNamed() throws Exception {
         LocalJob.run(2, world -> {
             world.setErrhandler(MPI.ERRORS_RETURN);

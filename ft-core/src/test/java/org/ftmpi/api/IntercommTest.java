@@ -2,6 +2,7 @@ package org.ftmpi.api;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.nio.IntBuffer;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import mpi.*;
@@ -269,6 +270,112 @@ class IntercommTest {
         });
     }
 
+    @Test
+    void nonBlockingCollectivesMatchTheBlockingOnes() throws Exception {
+        checkNonBlocking(5, new int[] {0, 1, 0, 1, 0});
+        checkNonBlocking(3, new int[] {1, 0, 0});
+    }
+
+    static IntBuffer ints(int... v) {
+        IntBuffer b = MPI.newIntBuffer(Math.max(1, v.length));
+        for (int i = 0; i < v.length; i++) b.put(i, v[i]);
+        return b;
+    }
+
+    static int[] array(IntBuffer b, int n) {
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) a[i] = b.get(i);
+        return a;
+    }
+
+    /** Several non-blocking collectives outstanding at once, with a blocking one started meanwhile. */
+    private static void checkNonBlocking(int np, int[] colour) throws Exception {
+        LocalJob.run(np, world -> {
+            int me = world.getRank();
+            int col = colour[me];
+            Intercomm ic = join(world, colour);
+            int r = ic.getRank(), n = ic.getSize(), m = ic.getRemoteSize();
+            int[] rw = remoteWorld(ic, world);
+            int sumRemote = Arrays.stream(rw).sum();
+
+            Request barrier = ic.iBarrier();
+            IntBuffer b = ints(-1, -1);
+            if (col == 0 && r == 0) b = ints(7, me);
+            Request bcast = ic.iBcast(b, 2, MPI.INT, col == 0 ? (r == 0 ? MPI.ROOT : MPI.PROC_NULL) : 0);
+            IntBuffer all = ints(0, 0);
+            Request allReduce = ic.iAllReduce(ints(me, 1), all, 2, MPI.INT, MPI.SUM);
+            IntBuffer red = ints(0, 0);
+            Request reduce = col == 1
+                    ? ic.iReduce(ints(0, 0), red, 2, MPI.INT, MPI.SUM, r == 0 ? MPI.ROOT : MPI.PROC_NULL)
+                    : ic.iReduce(ints(me, 1), red, 2, MPI.INT, MPI.SUM, 0);
+            // a blocking collective while those are outstanding: isolated by tag
+            int[] blocking = new int[2];
+            ic.allReduce(new int[] {me, 2}, blocking, 2, MPI.INT, MPI.SUM);
+            assertArrayEquals(new int[] {sumRemote, 2 * m}, blocking);
+
+            IntBuffer ag = MPI.newIntBuffer(m);
+            Request allGather = ic.iAllGather(ints(me), 1, MPI.INT, ag, 1, MPI.INT);
+            IntBuffer a2s = MPI.newIntBuffer(m), a2r = MPI.newIntBuffer(m);
+            for (int j = 0; j < m; j++) a2s.put(j, me * 100 + j);
+            Request allToAll = ic.iAllToAll(a2s, 1, MPI.INT, a2r, 1, MPI.INT);
+            IntBuffer g = MPI.newIntBuffer(2 * m);
+            Request gather = col == 0
+                    ? ic.iGather(ints(), 0, MPI.INT, g, 2, MPI.INT, r == 0 ? MPI.ROOT : MPI.PROC_NULL)
+                    : ic.iGather(ints(me, r), 2, MPI.INT, g, 0, MPI.INT, 0);
+            IntBuffer sc = MPI.newIntBuffer(Math.max(1, m)), x = ints(-1);
+            for (int j = 0; j < m; j++) sc.put(j, 100 + j);
+            Request scatter = col == 1
+                    ? ic.iScatter(sc, 1, MPI.INT, x, 0, MPI.INT, r == 0 ? MPI.ROOT : MPI.PROC_NULL)
+                    : ic.iScatter(sc, 0, MPI.INT, x, 1, MPI.INT, 0);
+            int len = n * m;
+            IntBuffer in = MPI.newIntBuffer(len), blk = MPI.newIntBuffer(m);
+            for (int i = 0; i < len; i++) in.put(i, me + i);
+            Request rsb = ic.iReduceScatterBlock(in, blk, m, MPI.INT, MPI.SUM);
+
+            // the v forms: remote rank j contributes j + 1 copies of its world rank
+            int[] counts = new int[m], displs = new int[m];
+            int total = 0;
+            for (int j = 0; j < m; j++) { counts[j] = j + 1; displs[j] = total; total += j + 1; }
+            IntBuffer mine = MPI.newIntBuffer(r + 1);
+            for (int k = 0; k <= r; k++) mine.put(k, me);
+            IntBuffer agv = MPI.newIntBuffer(total);
+            Request allGatherv = ic.iAllGatherv(mine, r + 1, MPI.INT, agv, counts, displs, MPI.INT);
+            IntBuffer gv = MPI.newIntBuffer(total);
+            Request gatherv = col == 0
+                    ? ic.iGatherv(ints(), 0, MPI.INT, gv, counts, displs, MPI.INT, r == 0 ? MPI.ROOT : MPI.PROC_NULL)
+                    : ic.iGatherv(mine, r + 1, MPI.INT, 0);
+            int[] rcounts = new int[n];
+            Arrays.fill(rcounts, m);
+            if (n > 1) { rcounts[0] = 0; rcounts[n - 1] += m; }
+            int start = 0;
+            for (int i = 0; i < r; i++) start += rcounts[i];
+            IntBuffer rs = MPI.newIntBuffer(Math.max(1, rcounts[r]));
+            Request reduceScatter = ic.iReduceScatter(in, rs, rcounts, MPI.INT, MPI.SUM);
+
+            Request.waitAll(new Request[] {barrier, bcast, allReduce, reduce, allGather, allToAll, gather, scatter, rsb,
+                    allGatherv, gatherv, reduceScatter});
+            for (int j = 0; j < m; j++) {
+                for (int k = 0; k <= j; k++) {
+                    assertEquals(rw[j], agv.get(displs[j] + k));
+                    if (col == 0 && r == 0) assertEquals(rw[j], gv.get(displs[j] + k));
+                }
+            }
+            for (int k = 0; k < rcounts[r]; k++) assertEquals(expected(rw, start + k), rs.get(k));
+            if (col == 1) assertArrayEquals(new int[] {7, rw[0]}, array(b, 2));
+            else if (r != 0) assertArrayEquals(new int[] {-1, -1}, array(b, 2));
+            assertArrayEquals(new int[] {sumRemote, m}, array(all, 2));
+            if (col == 1 && r == 0) assertArrayEquals(new int[] {sumRemote, m}, array(red, 2));
+            assertArrayEquals(rw, array(ag, m));
+            for (int j = 0; j < m; j++) assertEquals(rw[j] * 100 + r, a2r.get(j));
+            if (col == 0 && r == 0) {
+                for (int j = 0; j < m; j++) assertArrayEquals(new int[] {rw[j], j}, new int[] {g.get(2 * j), g.get(2 * j + 1)});
+            }
+            if (col == 0) assertEquals(100 + r, x.get(0));
+            for (int k = 0; k < m; k++) assertEquals(expected(rw, r * m + k), blk.get(k));
+            ic.free();
+        });
+    }
+
     /** Element i of the other group's SUM of (world rank + i). */
     static int expected(int[] rw, int i) {
         int s = 0;
@@ -299,8 +406,8 @@ class IntercommTest {
             assertTrue(e.getMessage().contains("MPI.ROOT"), e.getMessage());
             e = assertThrows(MPIException.class, () -> ic.allReduce(x, 1, MPI.INT, MPI.SUM)); // in place
             assertEquals(MPI.ERR_COMM, e.getErrorClass());
-            e = assertThrows(MPIException.class, () -> ic.iBarrier());
-            assertEquals(MPI.ERR_COMM, e.getErrorClass());
+            e = assertThrows(MPIException.class, () -> ic.iAllReduce(MPI.newIntBuffer(1), 1, MPI.INT, MPI.SUM));
+            assertEquals(MPI.ERR_COMM, e.getErrorClass()); // in place
             e = assertThrows(MPIException.class, () -> ic.iDup());
             assertEquals(MPI.ERR_COMM, e.getErrorClass());
             e = assertThrows(MPIException.class, () -> ic.shrink());
