@@ -28,6 +28,8 @@ public class Comm implements Freeable, Cloneable {
     int size;
     /** World rank of each rank of this communicator. */
     int[] world;
+    /** World rank of each rank point-to-point calls address: {@link #world}, or an intercommunicator's remote group. */
+    int[] peers;
     volatile Errhandler errhandler;
     String name;
     boolean predefined;
@@ -41,6 +43,8 @@ public class Comm implements Freeable, Cloneable {
      * keep matching the survivors' messages.
      */
     boolean anySourceRule;
+    /** Cached attributes (copied by dup, dropped by free). */
+    Attributes attrs = new Attributes(Attributes.Kind.COMM);
 
     Comm() {}
 
@@ -51,6 +55,7 @@ public class Comm implements Freeable, Cloneable {
         this.rank = rank;
         this.size = world.length;
         this.world = world;
+        this.peers = world;
         this.name = name;
         this.predefined = predefined;
         this.errhandler = MPI.ERRORS_ARE_FATAL;
@@ -116,6 +121,7 @@ public class Comm implements Freeable, Cloneable {
             engine.unregisterComm(context);
             engine.releaseContext(context);
         }
+        attrs.clear();
         engine = null;
     }
 
@@ -372,7 +378,7 @@ public class Comm implements Freeable, Cloneable {
         if (ft.isRevoked()) throw raise(MPI.ERR_REVOKED, op + ": the communicator " + name + " has been revoked");
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure(op, false);
         try {
-            return engine.probe(context, source, source >= 0 ? world[source] : -1, tag, remove);
+            return engine.probe(context, source, source >= 0 ? peers[source] : -1, tag, remove);
         } catch (P2pException e) {
             throw raise(e, op);
         }
@@ -398,6 +404,12 @@ public class Comm implements Freeable, Cloneable {
         comm1.check("compare");
         comm2.check("compare");
         if (comm1.engine == comm2.engine && comm1.context == comm2.context) return MPI.IDENT;
+        if (comm1 instanceof Intercomm || comm2 instanceof Intercomm) {
+            if (!(comm1 instanceof Intercomm && comm2 instanceof Intercomm)) return MPI.UNEQUAL;
+            int l = Group.compareMembers(comm1.world, comm2.world), r = Group.compareMembers(comm1.peers, comm2.peers);
+            if (l == MPI.IDENT && r == MPI.IDENT) return MPI.CONGRUENT;
+            return l == MPI.UNEQUAL || r == MPI.UNEQUAL ? MPI.UNEQUAL : MPI.SIMILAR;
+        }
         int c = Group.compareMembers(comm1.world, comm2.world);
         return c == MPI.IDENT ? MPI.CONGRUENT : c;
     }
@@ -412,12 +424,37 @@ public class Comm implements Freeable, Cloneable {
         int id = agreeContext(op, K_DUP, true);
         Intracomm c = initDerived(newSameKind(), id, rank, world, name + ".dup");
         c.hints = hints;
+        c.attrs = attrs.copy();
         return c;
+    }
+
+    /**
+     * MPI_INTERCOMM_CREATE, called on the peer communicator (significant at the local leader
+     * only, which talks to the remote leader over it with {@code tag}): an intercommunicator
+     * between the group of {@code localComm} (collective over it) and the remote group.
+     *
+     * @param localComm    the local intracommunicator
+     * @param localLeader  rank of the local leader in {@code localComm}
+     * @param remoteLeader rank of the remote leader in this (peer) communicator
+     * @param tag          tag of the leaders' messages on the peer communicator
+     */
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag)
+            throws MPIException {
+        if (localComm == null) throw MPIException.of(MPI.ERR_COMM, "createIntercomm: localComm is null");
+        localComm.check("createIntercomm");
+        if (!(localComm instanceof Intracomm lc)) {
+            throw localComm.raise(MPI.ERR_COMM, "createIntercomm: localComm " + localComm.name + " is not an intracommunicator");
+        }
+        if (localLeader < 0 || localLeader >= lc.size) {
+            throw lc.raise(MPI.ERR_RANK, "createIntercomm: localLeader " + localLeader + " is not a rank of "
+                    + lc.name + " (size " + lc.size + ")");
+        }
+        return Intercomm.create(this, lc, localLeader, remoteLeader, tag);
     }
 
     // ------------------------------------------------------------------ context ids
 
-    static final int K_DUP = 1, K_SPLIT = 2, K_CREATE = 3;
+    static final int K_DUP = 1, K_SPLIT = 2, K_CREATE = 3, K_INTERCOMM = 7, K_MERGE = 8;
     /** Communicator constructions started on this communicator by this process. */
     private int creations;
 
@@ -557,13 +594,33 @@ public class Comm implements Freeable, Cloneable {
         try {
             body.run();
         } catch (P2pException e) {
-            if (e.getCause() instanceof MPIException m) {
-                throw handle(MPIException.of(m.getErrorClass(), op + ": user operation failed: " + m.getMessage()));
-            }
-            throw raise(e, op);
+            throw collFailure(e, op);
         } catch (RuntimeException e) {
             throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
         }
+    }
+
+    /** The error of a failed collective algorithm; user-function errors keep their class. */
+    final MPIException collFailure(P2pException e, String op) {
+        if (e.getCause() instanceof MPIException m) {
+            return handle(MPIException.of(m.getErrorClass(), op + ": user operation failed: " + m.getMessage()));
+        }
+        return raise(e, op);
+    }
+
+    /** ERR_COMM on an intercommunicator: forms and operations defined (or built) for intracommunicators only. */
+    final void intraOnly(String op) throws MPIException {
+        if (this instanceof Intercomm) {
+            throw raise(MPI.ERR_COMM, op + ": not available on the intercommunicator " + name
+                    + " (MPI_IN_PLACE forms, iDup and ULFM agreement/shrink are intracommunicator-only here;"
+                    + " see docs/api-coverage.md)");
+        }
+    }
+
+    /** {@link #check} for a non-blocking collective on an intracommunicator (intercommunicators dispatch before). */
+    final void checkNb(String op) throws MPIException {
+        check(op);
+        intraOnly(op);
     }
 
     /** Argument errors found before any communication, through the error handler. */
@@ -624,19 +681,30 @@ public class Comm implements Freeable, Cloneable {
 
     /** Per-rank blocks of {@code b}: {@code count} elements each, one after another. */
     final MemorySegment[] blocks(Buf b, int count, Datatype type) {
-        MemorySegment[] out = new MemorySegment[size];
+        return blocks(b, count, type, size);
+    }
+
+    /** {@code n} blocks of {@code count} elements each (n: the size of the group they go to or come from). */
+    static MemorySegment[] blocks(Buf b, int count, Datatype type, int n) {
+        MemorySegment[] out = new MemorySegment[n];
         long len = (long) count * type.sizeBytes;
-        for (int i = 0; i < size; i++) out[i] = b.seg.asSlice(i * len, len);
+        for (int i = 0; i < n; i++) out[i] = b.seg.asSlice(i * len, len);
         return out;
     }
 
     /** A buffer holding blocks of {@code counts[i]} elements at {@code displs[i]} (in elements). */
     final Buf vbuf(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
                    String displsArg) throws MPIException {
+        return vbuf(b, counts, displs, type, op, countsArg, displsArg, size);
+    }
+
+    /** {@link #vbuf} for {@code n} blocks. */
+    final Buf vbuf(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
+                   String displsArg, int n) throws MPIException {
         long need = 0;
-        checkVector(op, countsArg, counts);
-        if (displs != null) checkVector(op, displsArg, displs);
-        for (int i = 0; i < size; i++) {
+        checkVector(op, countsArg, counts, n);
+        if (displs != null) checkVector(op, displsArg, displs, n);
+        for (int i = 0; i < n; i++) {
             long end = (displs == null ? 0 : displs[i]) + (long) counts[i];
             if (counts[i] > 0) need = Math.max(need, end);
         }
@@ -645,8 +713,12 @@ public class Comm implements Freeable, Cloneable {
     }
 
     final MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type) {
-        MemorySegment[] out = new MemorySegment[size];
-        for (int i = 0; i < size; i++) {
+        return vblocks(b, counts, displs, type, size);
+    }
+
+    static MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type, int n) {
+        MemorySegment[] out = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
             long len = (long) counts[i] * type.sizeBytes;
             out[i] = len == 0 ? MemorySegment.ofArray(new byte[0]) : b.seg.asSlice((long) displs[i] * type.sizeBytes, len);
         }
@@ -654,13 +726,18 @@ public class Comm implements Freeable, Cloneable {
     }
 
     private void checkVector(String op, String arg, int[] v) throws MPIException {
+        checkVector(op, arg, v, size);
+    }
+
+    private void checkVector(String op, String arg, int[] v, int n) throws MPIException {
         if (v == null) throw raise(MPI.ERR_ARG, op + ": " + arg + " is null");
-        if (v.length < size) {
-            throw raise(MPI.ERR_ARG, op + ": " + arg + " has " + v.length + " entries; " + name + " has " + size + " ranks");
+        if (v.length < n) {
+            throw raise(MPI.ERR_ARG, op + ": " + arg + " has " + v.length + " entries; " + name + " has " + n
+                    + (n == size ? " ranks" : " ranks in its remote group"));
         }
-        for (int i = 0; i < size; i++) {
+        for (int i = 0; i < n; i++) {
             if (v[i] < 0) {
-                throw raise(arg.contains("displs") ? MPI.ERR_ARG : MPI.ERR_COUNT,
+                throw raise(arg.toLowerCase().contains("displs") ? MPI.ERR_ARG : MPI.ERR_COUNT,
                         op + ": " + arg + "[" + i + "] is negative (" + v[i] + ")");
             }
         }
@@ -674,12 +751,14 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void barrier() throws MPIException {
         check("barrier");
+        if (this instanceof Intercomm ic) { ic.interBarrier(); return; }
         runColl("barrier", () -> Dissemination.barrier(channel()));
     }
 
     /** MPI_BCAST (binomial tree). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
         check("bcast");
+        if (this instanceof Intercomm ic) { ic.interBcast(buf, count, type, root); return; }
         checkRoot("bcast", root);
         Buf b = buf(buf, count, type, "bcast", null);
         runColl("bcast", () -> collectives().bcast(channel(), b.seg, root));
@@ -690,6 +769,7 @@ public class Comm implements Freeable, Cloneable {
     public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
         check("reduce");
+        if (this instanceof Intercomm ic) { ic.interReduce(sendbuf, recvbuf, count, type, op, root); return; }
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
         Buf s = buf(sendbuf, count, type, "reduce", null);
@@ -701,6 +781,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_REDUCE with MPI_IN_PLACE at the root: {@code buf} is the send buffer elsewhere. */
     public final void reduce(Object buf, int count, Datatype type, Op op, int root) throws MPIException {
         check("reduce");
+        intraOnly("reduce");
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
         Buf b = buf(buf, count, type, "reduce", null);
@@ -713,6 +794,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)
             throws MPIException {
         check("allReduce");
+        if (this instanceof Intercomm ic) { ic.interAllReduce(sendbuf, recvbuf, count, type, op); return; }
         Reducer red = reducerFor(op, type, "allReduce");
         Buf s = buf(sendbuf, count, type, "allReduce", null);
         Buf r = buf(recvbuf, count, type, "allReduce", null);
@@ -723,6 +805,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_ALLREDUCE with MPI_IN_PLACE. */
     public final void allReduce(Object buf, int count, Datatype type, Op op) throws MPIException {
         check("allReduce");
+        intraOnly("allReduce");
         Reducer red = reducerFor(op, type, "allReduce");
         Buf b = buf(buf, count, type, "allReduce", null);
         MemorySegment send = b.copy();
@@ -745,6 +828,7 @@ public class Comm implements Freeable, Cloneable {
     public final void gather(Object sendbuf, int sendcount, Datatype sendtype,
                              Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("gather");
+        if (this instanceof Intercomm ic) { ic.interGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("gather", root);
         Buf s = buf(sendbuf, sendcount, sendtype, "gather", "sendcount");
         Buf r = null;
@@ -765,6 +849,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void gather(Object buf, int count, Datatype type, int root) throws MPIException {
         check("gather");
+        intraOnly("gather");
         checkRoot("gather", root);
         if (rank == root) {
             checkCount("gather", "count", count);
@@ -782,6 +867,7 @@ public class Comm implements Freeable, Cloneable {
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
                               int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
         check("gatherv");
+        if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root); return; }
         checkRoot("gatherv", root);
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
         Buf r = null;
@@ -799,6 +885,7 @@ public class Comm implements Freeable, Cloneable {
     public final void gatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
             throws MPIException {
         check("gatherv");
+        intraOnly("gatherv");
         checkRoot("gatherv", root);
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the in-place form (recvbuf, recvcount, displs, recvtype, root) is for"
@@ -813,6 +900,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_GATHERV at a non-root rank, when the root gathers in place. */
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
         check("gatherv");
+        if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, null, null, null, null, root); return; }
         checkRoot("gatherv", root);
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the root " + root + " must call gatherv(recvbuf, recvcount, displs,"
@@ -826,6 +914,7 @@ public class Comm implements Freeable, Cloneable {
     public final void scatter(Object sendbuf, int sendcount, Datatype sendtype,
                               Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatter");
+        if (this instanceof Intercomm ic) { ic.interScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatter", root);
         Buf r = buf(recvbuf, recvcount, recvtype, "scatter", "recvcount");
         MemorySegment[] blocks = null;
@@ -845,6 +934,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void scatter(Object buf, int count, Datatype type, int root) throws MPIException {
         check("scatter");
+        intraOnly("scatter");
         checkRoot("scatter", root);
         if (rank == root) {
             checkCount("scatter", "count", count);
@@ -862,6 +952,7 @@ public class Comm implements Freeable, Cloneable {
     public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatterv");
+        if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
         MemorySegment[] blocks = null;
@@ -878,6 +969,7 @@ public class Comm implements Freeable, Cloneable {
     public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
             throws MPIException {
         check("scatterv");
+        intraOnly("scatterv");
         checkRoot("scatterv", root);
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the in-place form (sendbuf, sendcount, displs, sendtype, root) is for"
@@ -891,6 +983,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_SCATTERV at a non-root rank, when the root scatters in place. */
     public final void scatterv(Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatterv");
+        if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", null, null, null, null, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the root " + root + " must call scatterv(sendbuf, sendcount, displs,"
@@ -905,6 +998,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allGather(Object sendbuf, int sendcount, Datatype sendtype,
                                 Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         check("allGather");
+        if (this instanceof Intercomm ic) { ic.interAllGatherv(sendbuf, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype); return; }
         Buf s = buf(sendbuf, sendcount, sendtype, "allGather", "sendcount");
         checkCount("allGather", "recvcount", recvcount);
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
@@ -916,6 +1010,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_ALLGATHER with MPI_IN_PLACE: block {@code rank} of {@code buf} holds this rank's data. */
     public final void allGather(Object buf, int count, Datatype type) throws MPIException {
         check("allGather");
+        intraOnly("allGather");
         checkCount("allGather", "count", count);
         Buf r = buf(buf, Math.multiplyExact(count, size), type, "allGather", "count");
         MemorySegment[] bl = blocks(r, count, type);
@@ -927,6 +1022,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allGatherv(Object sendbuf, int sendcount, Datatype sendtype,
                                  Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
         check("allGatherv");
+        if (this instanceof Intercomm ic) { ic.interAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, 0, recvtype); return; }
         Buf s = buf(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
@@ -938,6 +1034,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allGatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
         check("allGatherv");
+        intraOnly("allGatherv");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
         runColl("allGatherv", () -> collectives().allGatherv(channel(), null, bl));
@@ -948,6 +1045,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allToAll(Object sendbuf, int sendcount, Datatype sendtype,
                                Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         check("allToAll");
+        if (this instanceof Intercomm ic) { ic.interAllToAllv(sendbuf, null, null, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype); return; }
         checkCount("allToAll", "sendcount", sendcount);
         checkCount("allToAll", "recvcount", recvcount);
         Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
@@ -961,6 +1059,7 @@ public class Comm implements Freeable, Cloneable {
     public final void allToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                                 Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
         check("allToAllv");
+        if (this instanceof Intercomm ic) { ic.interAllToAllv(sendbuf, sendcount, sdispls, 0, sendtype, recvbuf, recvcount, rdispls, 0, recvtype); return; }
         Buf s = vbuf(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
         Buf r = vbuf(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = vblocks(s, sendcount, sdispls, sendtype), rb = vblocks(r, recvcount, rdispls, recvtype);
@@ -968,10 +1067,96 @@ public class Comm implements Freeable, Cloneable {
         r.done();
     }
 
+    /**
+     * MPI_ALLTOALLW: block {@code i} has {@code sendCount[i]} elements of {@code sendTypes[i]} at
+     * byte displacement {@code sDispls[i]} of {@code sendBuf} (receive side alike); direct
+     * buffers, as in Open MPI's bindings. On an intercommunicator the blocks go to and come from
+     * the remote group.
+     */
+    public final void allToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                                Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
+            throws MPIException {
+        String op = "allToAllw";
+        check(op);
+        WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
+        if (this instanceof Intercomm ic) ic.swapBlocks(op, w.send, w.recv);
+        else runColl(op, () -> collectives().allToAllv(channel(), w.send, w.recv));
+        try {
+            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** MPI_IALLTOALLW: as {@link #allToAllw}, on the communicator's schedule. */
+    public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                                    Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
+            throws MPIException {
+        String op = "iAllToAllw";
+        check(op);
+        WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
+        if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvRegions);
+        return schedule().submit(this, op, ch -> {
+            collectives().allToAllv(ch, w.send, w.recv);
+            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+        });
+    }
+
+    /** The blocks of an all-to-all-w: byte segments to send and receive, and the receive regions to finish. */
+    private record WBlocks(MemorySegment[] send, MemorySegment[] recv, Buffers.Region[] recvRegions) {}
+
+    private WBlocks wBlocks(String op, Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                            Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
+        Buffers.Region[] s = wRegions(op, sendBuf, sendCount, sDispls, sendTypes, "send", Buffers.SEND);
+        Buffers.Region[] r = wRegions(op, recvBuf, recvCount, rDispls, recvTypes, "recv", Buffers.RECV);
+        return new WBlocks(wSegments(s), wSegments(r), r);
+    }
+
+    /** One region per rank of the group blocks go to: {@code counts[i]} x {@code types[i]} at byte {@code displs[i]}. */
+    private Buffers.Region[] wRegions(String op, Buffer buf, int[] counts, int[] displs, Datatype[] types, String side,
+                                      int mode) throws MPIException {
+        int n = peers.length;
+        checkVector(op, side + "Count", counts, n);
+        checkVector(op, (side.equals("send") ? "s" : "r") + "Displs", displs, n);
+        if (types == null || types.length < n) {
+            throw raise(MPI.ERR_ARG, op + ": " + side + "Types " + (types == null ? "is null" : "has " + types.length
+                    + " entries; " + n + " are needed"));
+        }
+        if (buf != null && !buf.isDirect()) {
+            throw raise(MPI.ERR_BUFFER, op + ": " + side + "Buf must be a direct buffer (see MPI.newByteBuffer)");
+        }
+        MemorySegment whole = buf == null ? MemorySegment.NULL : MemorySegment.ofBuffer(buf.duplicate().clear());
+        Buffers.Region[] out = new Buffers.Region[n];
+        for (int i = 0; i < n; i++) {
+            if (types[i] == null || types[i].isNull()) {
+                throw raise(MPI.ERR_TYPE, op + ": " + side + "Types[" + i + "] is null or freed");
+            }
+            if (counts[i] == 0) {
+                out[i] = Buffers.EMPTY;
+                continue;
+            }
+            if (buf == null) throw raise(MPI.ERR_BUFFER, op + ": " + side + "Buf is null but " + side + "Count[" + i + "] is " + counts[i]);
+            if (displs[i] > whole.byteSize()) {
+                throw raise(MPI.ERR_ARG, op + ": " + (side.equals("send") ? "s" : "r") + "Displs[" + i + "] = " + displs[i]
+                        + " is past the end of " + side + "Buf (" + whole.byteSize() + " bytes)");
+            }
+            java.nio.ByteBuffer at = whole.asSlice(displs[i]).asByteBuffer().order(java.nio.ByteOrder.nativeOrder());
+            out[i] = direct(at, counts[i], types[i], op, mode);
+        }
+        return out;
+    }
+
+    private static MemorySegment[] wSegments(Buffers.Region[] rs) {
+        MemorySegment[] out = new MemorySegment[rs.length];
+        for (int i = 0; i < rs.length; i++) out[i] = new Buf(rs[i]).seg;
+        return out;
+    }
+
     /** MPI_REDUCE_SCATTER: reduces {@code sum(recvcounts)} elements; block {@code rank} lands in {@code recvbuf}. */
     public final void reduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
         check("reduceScatter");
+        if (this instanceof Intercomm ic) { ic.interReduceScatter(sendbuf, recvbuf, recvcounts, type, op); return; }
         Reducer red = reducerFor(op, type, "reduceScatter");
         int total = total("reduceScatter", recvcounts);
         Buf s = buf(sendbuf, total, type, "reduceScatter", "recvcounts");
@@ -983,6 +1168,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_REDUCE_SCATTER with MPI_IN_PLACE: {@code buf} holds the input; the result is at its start. */
     public final void reduceScatter(Object buf, int[] counts, Datatype type, Op op) throws MPIException {
         check("reduceScatter");
+        intraOnly("reduceScatter");
         Reducer red = reducerFor(op, type, "reduceScatter");
         int total = total("reduceScatter", counts);
         Buf b = buf(buf, total, type, "reduceScatter", "counts");
@@ -1005,6 +1191,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_REDUCE_SCATTER_BLOCK with MPI_IN_PLACE. */
     public final void reduceScatterBlock(Object buf, int count, Datatype type, Op op) throws MPIException {
         check("reduceScatterBlock");
+        intraOnly("reduceScatterBlock");
         checkCount("reduceScatterBlock", "count", count);
         int[] counts = new int[size];
         java.util.Arrays.fill(counts, count);
@@ -1070,17 +1257,20 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI_IBARRIER. */
     public final Request iBarrier() throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterBarrier();
         return NbColls.iBarrier(this);
     }
 
     /** MPI_IBCAST. */
     public final Request iBcast(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterBcast(buf, count, type, root);
         return NbColls.iBcast(this, buf, count, type, root);
     }
 
     /** MPI_IGATHER. */
     public final Request iGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                  Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         return NbColls.iGather(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
@@ -1092,6 +1282,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IGATHERV. */
     public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
                                   int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
         return NbColls.iGatherv(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
     }
 
@@ -1103,12 +1294,14 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI_IGATHERV at a non-root rank, when the root gathers in place. */
     public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterGatherv(sendbuf, sendcount, sendtype, null, null, null, null, root);
         return NbColls.iGathervHalf(this, sendbuf, sendcount, sendtype, null, null, null, null, root, false);
     }
 
     /** MPI_ISCATTER. */
     public final Request iScatter(Buffer sendbuf, int sendcount, Datatype sendtype,
                                   Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         return NbColls.iScatter(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
@@ -1120,6 +1313,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_ISCATTERV. */
     public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                    Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterScatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
         return NbColls.iScatterv(this, sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
@@ -1131,6 +1325,7 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI_ISCATTERV at a non-root rank, when the root scatters in place. */
     public final Request iScatterv(Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterScatterv(null, null, null, null, recvbuf, recvcount, recvtype, root);
         return NbColls.iScattervHalf(this, null, null, null, null, recvbuf, recvcount, recvtype, root, false);
     }
 
@@ -1138,6 +1333,7 @@ public class Comm implements Freeable, Cloneable {
     public final Request iAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                     Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         if (sendtype == null) throw raise(MPI.ERR_TYPE, "iAllGather: sendtype is null");
+        if (this instanceof Intercomm ic) return ic.iInterAllGatherv(sendbuf, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype);
         return NbColls.iAllGather(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
@@ -1151,6 +1347,7 @@ public class Comm implements Freeable, Cloneable {
                                      Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
         if (sendtype == null) throw raise(MPI.ERR_TYPE, "iAllGatherv: sendtype is null");
+        if (this instanceof Intercomm ic) return ic.iInterAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, 0, recvtype);
         return NbColls.iAllGatherv(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
     }
 
@@ -1162,6 +1359,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IALLTOALL. */
     public final Request iAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
                                    Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterAllToAllv(sendbuf, null, null, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype);
         return NbColls.iAllToAll(this, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
@@ -1169,12 +1367,14 @@ public class Comm implements Freeable, Cloneable {
     public final Request iAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                                     Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterAllToAllv(sendbuf, sendcount, sdispls, 0, sendtype, recvbuf, recvcount, rdispls, 0, recvtype);
         return NbColls.iAllToAllv(this, sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
     }
 
     /** MPI_IREDUCE. */
     public final Request iReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterReduce(sendbuf, recvbuf, count, type, op, root);
         return NbColls.iReduce(this, sendbuf, recvbuf, count, type, op, root);
     }
 
@@ -1186,6 +1386,7 @@ public class Comm implements Freeable, Cloneable {
     /** MPI_IALLREDUCE. */
     public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
             throws MPIException {
+        if (this instanceof Intercomm ic) return ic.iInterAllReduce(sendbuf, recvbuf, count, type, op);
         return NbColls.iAllReduce(this, sendbuf, recvbuf, count, type, op);
     }
 
@@ -1198,6 +1399,7 @@ public class Comm implements Freeable, Cloneable {
     public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
         if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iReduceScatter: sendbuf is null");
+        if (this instanceof Intercomm ic) return ic.iInterReduceScatter(sendbuf, recvbuf, recvcounts, type, op);
         return NbColls.iReduceScatter(this, sendbuf, recvbuf, recvcounts, type, op);
     }
 
@@ -1210,6 +1412,12 @@ public class Comm implements Freeable, Cloneable {
     public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
             throws MPIException {
         if (sendbuf == null) throw raise(MPI.ERR_BUFFER, "iReduceScatterBlock: sendbuf is null");
+        if (this instanceof Intercomm ic) {
+            checkCount("iReduceScatterBlock", "recvcount", recvcount);
+            int[] counts = new int[size];
+            java.util.Arrays.fill(counts, recvcount);
+            return ic.iInterReduceScatter(sendbuf, recvbuf, counts, type, op);
+        }
         return NbColls.iReduceScatterBlock(this, sendbuf, recvbuf, recvcount, type, op);
     }
 
@@ -1317,6 +1525,56 @@ public class Comm implements Freeable, Cloneable {
         return c;
     }
 
+    // ------------------------------------------------------------------ attribute caching
+
+    /**
+     * MPI_COMM_CREATE_KEYVAL: a new attribute key for communicators. Attributes are copied to
+     * duplicates ({@code dup}, {@code iDup}, {@code dupWithInfo}, {@code clone}) and dropped by
+     * {@code free}; values are kept by reference (Open MPI serializes them; see docs/api-coverage.md).
+     */
+    public static int createKeyval() throws MPIException {
+        return Attributes.createKeyval(Attributes.Kind.COMM);
+    }
+
+    /** MPI_COMM_FREE_KEYVAL: {@code keyval} becomes invalid ({@code ERR_KEYVAL} if it is not a live communicator keyval). */
+    public static void freeKeyval(int keyval) throws MPIException {
+        Attributes.freeKeyval(Attributes.Kind.COMM, keyval, "freeKeyval");
+    }
+
+    /** MPI_COMM_SET_ATTR: caches {@code value} on this communicator under {@code keyval}. */
+    public final void setAttr(int keyval, Object value) throws MPIException {
+        check("setAttr");
+        try {
+            attrs.set(keyval, value, "setAttr");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /**
+     * MPI_COMM_GET_ATTR: the value cached under {@code keyval}, or {@code null} if none. The
+     * predefined keys ({@link MPI#TAG_UB} ... {@link MPI#UNIVERSE_SIZE}) give their values on
+     * {@code MPI.COMM_WORLD} and its duplicates.
+     */
+    public final Object getAttr(int keyval) throws MPIException {
+        check("getAttr");
+        try {
+            return attrs.get(keyval, this, "getAttr");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
+    /** MPI_COMM_DELETE_ATTR: removes the value cached under {@code keyval} (if any). */
+    public final void deleteAttr(int keyval) throws MPIException {
+        check("deleteAttr");
+        try {
+            attrs.delete(keyval, "deleteAttr");
+        } catch (MPIException e) {
+            throw handle(e);
+        }
+    }
+
     // ------------------------------------------------------------------ fault tolerance (ULFM)
     // Semantics of Open MPI's MPIX_Comm_* (User-Level Failure Mitigation); see docs/fault-tolerance.md.
 
@@ -1392,6 +1650,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final int agree(int flag) throws MPIException {
         check("agree");
+        intraOnly("agree");
         return agreeOn("agree", nextAgreement() << 6, flag).value();
     }
 
@@ -1401,6 +1660,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Request iAgree(IntBuffer flag) throws MPIException {
         check("iAgree");
+        intraOnly("iAgree");
         if (flag == null) throw raise(MPI.ERR_BUFFER, "iAgree: flag is null");
         if (flag.capacity() < 1) throw raise(MPI.ERR_BUFFER, "iAgree: flag has no room for one int");
         int value = flag.get(0);
@@ -1434,6 +1694,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Intracomm shrink() throws MPIException {
         check("shrink");
+        intraOnly("shrink");
         Intracomm c = new Intracomm();
         shrinkInto(c, nextAgreement(), "shrink");
         return c;
@@ -1445,6 +1706,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final Intracomm iShrink() throws MPIException {
         check("iShrink");
+        intraOnly("iShrink");
         int seq = nextAgreement();
         Intracomm c = new Intracomm();
         org.ftmpi.p2p.Request req = engine.externalRequest();
@@ -1557,12 +1819,12 @@ public class Comm implements Freeable, Cloneable {
     }
 
     org.ftmpi.p2p.Request startSend(Buffers.Region g, int dest, int tag, int mode) {
-        return engine.send(context, epoch, rank, dest, dest >= 0 ? world[dest] : -1, tag,
+        return engine.send(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
                 g.seg, g.off, g.bytes, mode);
     }
 
     org.ftmpi.p2p.Request startRecv(Buffers.Region g, int source, int tag) {
-        return engine.receive(context, source, source >= 0 ? world[source] : -1, tag, g.seg, g.off, g.bytes);
+        return engine.receive(context, source, source >= 0 ? peers[source] : -1, tag, g.seg, g.off, g.bytes);
     }
 
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */
@@ -1609,15 +1871,20 @@ public class Comm implements Freeable, Cloneable {
     }
 
     private void checkDest(String op, int dest) throws MPIException {
-        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= size)) {
-            throw raise(MPI.ERR_RANK, op + ": dest " + dest + " is not a rank of " + name + " (size " + size + ")");
+        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= peers.length)) {
+            throw raise(MPI.ERR_RANK, op + ": dest " + dest + " is not a rank of " + name + peerGroup());
         }
     }
 
     private void checkSource(String op, int source) throws MPIException {
-        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= size)) {
-            throw raise(MPI.ERR_RANK, op + ": source " + source + " is not a rank of " + name + " (size " + size + ")");
+        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= peers.length)) {
+            throw raise(MPI.ERR_RANK, op + ": source " + source + " is not a rank of " + name + peerGroup());
         }
+    }
+
+    /** " (size n)", naming the remote group on an intercommunicator. */
+    private String peerGroup() {
+        return peers == world ? " (size " + size + ")" : "'s remote group (size " + peers.length + ")";
     }
 
     private void checkSendTag(String op, int tag) throws MPIException {

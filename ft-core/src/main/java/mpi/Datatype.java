@@ -38,6 +38,8 @@ public class Datatype implements Freeable, Cloneable {
     final int pairKind;
     private boolean freed;
     private String name;
+    /** Cached attributes (copied by dup, dropped by free). */
+    private Attributes attrs = new Attributes(Attributes.Kind.TYPE);
 
     /** A predefined type of {@code sizeBytes / baseBytes} base elements. */
     Datatype(int kind, int sizeBytes, int baseBytes, String name) {
@@ -217,6 +219,7 @@ public class Datatype implements Freeable, Cloneable {
     public Datatype dup() throws MPIException {
         org.ftmpi.ddt.Datatype o = arg(this, "dup", "the datatype");
         Datatype d = new Datatype(kind, sizeBytes, baseBytes, o.dup(), true, complex, pairKind, name);
+        d.attrs = attrs.copy();
         return d;
     }
 
@@ -301,6 +304,37 @@ public class Datatype implements Freeable, Cloneable {
         checkUsable("free");
         if (!derived) throw MPIException.of(MPI.ERR_TYPE, "free: cannot free the predefined datatype " + name);
         freed = true;
+        attrs.clear();
+    }
+
+    // ------------------------------------------------------------------ attribute caching
+
+    /** MPI_TYPE_CREATE_KEYVAL: a new attribute key for datatypes (attributes are copied by {@link #dup}). */
+    public static int createKeyval() throws MPIException {
+        return Attributes.createKeyval(Attributes.Kind.TYPE);
+    }
+
+    /** MPI_TYPE_FREE_KEYVAL. */
+    public static void freeKeyval(int keyval) throws MPIException {
+        Attributes.freeKeyval(Attributes.Kind.TYPE, keyval, "freeKeyval");
+    }
+
+    /** MPI_TYPE_SET_ATTR (also on predefined types). */
+    public void setAttr(int keyval, Object value) throws MPIException {
+        checkUsable("setAttr");
+        attrs.set(keyval, value, "setAttr");
+    }
+
+    /** MPI_TYPE_GET_ATTR: the value cached under {@code keyval}, or {@code null} if none. */
+    public Object getAttr(int keyval) throws MPIException {
+        checkUsable("getAttr");
+        return attrs.get(keyval, null, "getAttr");
+    }
+
+    /** MPI_TYPE_DELETE_ATTR. */
+    public void deleteAttr(int keyval) throws MPIException {
+        checkUsable("deleteAttr");
+        attrs.delete(keyval, "deleteAttr");
     }
 
     public void setName(String name) throws MPIException {

@@ -84,6 +84,19 @@ public final class MPI {
     public static final int ERR_REVOKED = ErrorClass.ERR_REVOKED;
     public static final int ERR_LASTCODE = 92;
 
+    /**
+     * Predefined attribute keys, read with {@code MPI.COMM_WORLD.getAttr(key)} (and on its
+     * duplicates): {@code Integer} values, except {@code WTIME_IS_GLOBAL} ({@code Boolean}).
+     * Open MPI's numbers; keyvals below 64 are reserved for predefined attributes.
+     */
+    public static final int TAG_UB = 0, HOST = 1, IO = 2, WTIME_IS_GLOBAL = 3, APPNUM = 4, LASTUSEDCODE = 5,
+            UNIVERSE_SIZE = 6;
+    /** An invalid keyval (MPI_KEYVAL_INVALID): a variable to hold a keyval before it is created. */
+    public static final int KEYVAL_INVALID = -1;
+
+    /** The version of the MPI standard whose semantics this library implements ({@link #getVersion()}). */
+    public static final int VERSION = 3, SUBVERSION = 1;
+
     // ------------------------------------------------------------------ predefined objects
 
     public static final Datatype DATATYPE_NULL = new Datatype(Datatype.K_NULL, 0, 0, "MPI.DATATYPE_NULL");
@@ -204,6 +217,7 @@ public final class MPI {
         int[] ranks = new int[n];
         for (int i = 0; i < n; i++) ranks[i] = i;
         world.bind(e, 0, e.rank(), ranks, "MPI_COMM_WORLD", true);
+        world.attrs.predefinedVisible = true;
         self.bind(e, 2, 0, new int[] {e.rank()}, "MPI_COMM_SELF", true);
         e.reserveContext(0);
         e.reserveContext(2);
@@ -284,6 +298,44 @@ public final class MPI {
     /** MPI_PCONTROL: profiling is not instrumented; the call has no effect, as the standard allows. */
     public static void pControl(int level, Object obj) {
         // MPI allows implementations to ignore MPI_Pcontrol.
+    }
+
+    // ------------------------------------------------------------------ versions, error classes
+
+    /** MPI_GET_VERSION: the MPI standard version this library implements (3.1). Callable before Init. */
+    public static Version getVersion() throws MPIException {
+        return new Version(VERSION, SUBVERSION);
+    }
+
+    /** MPI_GET_LIBRARY_VERSION: this library's name and version. Callable before Init. */
+    public static String getLibVersion() throws MPIException {
+        return org.ftmpi.Version.LIBRARY + " (MPI " + VERSION + "." + SUBVERSION
+                + ", Open MPI v5.0.x Java API, FT-MPI and ULFM extensions)";
+    }
+
+    /** MPI_ADD_ERROR_CLASS: a new error class, above every class and code in use; local. */
+    public static int addErrorClass() throws MPIException {
+        return ErrorCodes.addClass();
+    }
+
+    /** MPI_ADD_ERROR_CODE: a new error code of {@code errorClass} (predefined or added); local. */
+    public static int addErrorCode(int errorClass) throws MPIException {
+        return ErrorCodes.addCode(errorClass);
+    }
+
+    /** MPI_ADD_ERROR_STRING: the message of an added error class or code (at most 255 characters). */
+    public static void addErrorString(int errorCode, String errorString) throws MPIException {
+        ErrorCodes.addString(errorCode, errorString);
+    }
+
+    /** MPI_ERROR_STRING: the message of an error code or class ("" for an added one without a string). */
+    public static String getErrorString(int errorCode) throws MPIException {
+        return ErrorCodes.string(errorCode);
+    }
+
+    /** MPI_ERROR_CLASS: the class of an error code (a predefined code is its own class). */
+    public static int getErrorClass(int errorCode) throws MPIException {
+        return ErrorCodes.classOf(errorCode);
     }
 
     static void check() throws MPIException {

@@ -37,12 +37,12 @@ final class NbColls {
     }
 
     static Request iBarrier(Comm c) throws MPIException {
-        c.check("iBarrier");
+        c.checkNb("iBarrier");
         return c.schedule().submit(c, "iBarrier", Dissemination::barrier);
     }
 
     static Request iBcast(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
-        c.check("iBcast");
+        c.checkNb("iBcast");
         c.checkRoot("iBcast", root);
         Comm.Buf b = dbuf(c, buf, count, type, "iBcast", null);
         return c.schedule().submit(c, "iBcast", ch -> coll().bcast(ch, b.seg, root));
@@ -50,7 +50,7 @@ final class NbColls {
 
     static Request iReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
-        c.check("iReduce");
+        c.checkNb("iReduce");
         c.checkRoot("iReduce", root);
         Reducer red = c.reducerFor(op, type, "iReduce");
         Comm.Buf s = dbuf(c, sendbuf, count, type, "iReduce", null);
@@ -60,7 +60,7 @@ final class NbColls {
     }
 
     static Request iReduce(Comm c, Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
-        c.check("iReduce");
+        c.checkNb("iReduce");
         c.checkRoot("iReduce", root);
         Reducer red = c.reducerFor(op, type, "iReduce");
         Comm.Buf b = dbuf(c, buf, count, type, "iReduce", null);
@@ -71,7 +71,7 @@ final class NbColls {
 
     static Request iAllReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
             throws MPIException {
-        c.check("iAllReduce");
+        c.checkNb("iAllReduce");
         Reducer red = c.reducerFor(op, type, "iAllReduce");
         Comm.Buf s = dbuf(c, sendbuf, count, type, "iAllReduce", null);
         Comm.Buf r = dbuf(c, recvbuf, count, type, "iAllReduce", null);
@@ -79,7 +79,7 @@ final class NbColls {
     }
 
     static Request iAllReduce(Comm c, Buffer buf, int count, Datatype type, Op op) throws MPIException {
-        c.check("iAllReduce");
+        c.checkNb("iAllReduce");
         Reducer red = c.reducerFor(op, type, "iAllReduce");
         Comm.Buf b = dbuf(c, buf, count, type, "iAllReduce", null);
         return c.schedule().submit(c, "iAllReduce", ch -> coll().allReduce(ch, b.copy(), b.seg, count, red));
@@ -87,7 +87,7 @@ final class NbColls {
 
     static Request iGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
                            Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
-        c.check("iGather");
+        c.checkNb("iGather");
         c.checkRoot("iGather", root);
         Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGather", "sendcount");
         MemorySegment[] bl = null;
@@ -101,7 +101,7 @@ final class NbColls {
     }
 
     static Request iGather(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
-        c.check("iGather");
+        c.checkNb("iGather");
         c.checkRoot("iGather", root);
         if (c.rank == root) {
             c.checkCount("iGather", "count", count);
@@ -115,7 +115,7 @@ final class NbColls {
 
     static Request iGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
                             int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
-        c.check("iGatherv");
+        c.checkNb("iGatherv");
         c.checkRoot("iGatherv", root);
         Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
         MemorySegment[] bl = null;
@@ -131,7 +131,7 @@ final class NbColls {
     static Request iGathervHalf(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
                                 int[] recvcount, int[] displs, Datatype recvtype, int root, boolean rootForm)
             throws MPIException {
-        c.check("iGatherv");
+        c.checkNb("iGatherv");
         c.checkRoot("iGatherv", root);
         if (rootForm != (c.rank == root)) {
             throw c.raise(MPI.ERR_ROOT, "iGatherv: " + (rootForm
@@ -149,7 +149,7 @@ final class NbColls {
 
     static Request iScatter(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
                             Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
-        c.check("iScatter");
+        c.checkNb("iScatter");
         c.checkRoot("iScatter", root);
         Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatter", "recvcount");
         MemorySegment[] bl = null;
@@ -163,7 +163,7 @@ final class NbColls {
     }
 
     static Request iScatter(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
-        c.check("iScatter");
+        c.checkNb("iScatter");
         c.checkRoot("iScatter", root);
         if (c.rank == root) {
             c.checkCount("iScatter", "count", count);
@@ -177,7 +177,7 @@ final class NbColls {
 
     static Request iScatterv(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                              Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
-        c.check("iScatterv");
+        c.checkNb("iScatterv");
         c.checkRoot("iScatterv", root);
         Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
         MemorySegment[] bl = null;
@@ -192,7 +192,7 @@ final class NbColls {
     static Request iScattervHalf(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                  Buffer recvbuf, int recvcount, Datatype recvtype, int root, boolean rootForm)
             throws MPIException {
-        c.check("iScatterv");
+        c.checkNb("iScatterv");
         c.checkRoot("iScatterv", root);
         if (rootForm != (c.rank == root)) {
             throw c.raise(MPI.ERR_ROOT, "iScatterv: " + (rootForm
@@ -210,7 +210,7 @@ final class NbColls {
 
     static Request iAllGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
                               Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
-        c.check("iAllGather");
+        c.checkNb("iAllGather");
         Comm.Buf s = sendbuf == null && sendtype == null ? null
                 : dbuf(c, sendbuf, sendcount, sendtype, "iAllGather", "sendcount");
         c.checkCount("iAllGather", "recvcount", recvcount);
@@ -221,7 +221,7 @@ final class NbColls {
 
     static Request iAllGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
                                Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
-        c.check("iAllGatherv");
+        c.checkNb("iAllGatherv");
         Comm.Buf s = sendbuf == null && sendtype == null ? null
                 : dbuf(c, sendbuf, sendcount, sendtype, "iAllGatherv", "sendcount");
         Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iAllGatherv", "recvcount", "displs");
@@ -231,7 +231,7 @@ final class NbColls {
 
     static Request iAllToAll(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
                              Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
-        c.check("iAllToAll");
+        c.checkNb("iAllToAll");
         c.checkCount("iAllToAll", "sendcount", sendcount);
         c.checkCount("iAllToAll", "recvcount", recvcount);
         Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iAllToAll", "sendcount");
@@ -242,7 +242,7 @@ final class NbColls {
 
     static Request iAllToAllv(Comm c, Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                               Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
-        c.check("iAllToAllv");
+        c.checkNb("iAllToAllv");
         Comm.Buf s = dvbuf(c, sendbuf, sendcount, sdispls, sendtype, "iAllToAllv", "sendcount", "sdispls");
         Comm.Buf r = dvbuf(c, recvbuf, recvcount, rdispls, recvtype, "iAllToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = c.vblocks(s, sendcount, sdispls, sendtype);
@@ -252,7 +252,7 @@ final class NbColls {
 
     static Request iReduceScatter(Comm c, Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
-        c.check("iReduceScatter");
+        c.checkNb("iReduceScatter");
         Reducer red = c.reducerFor(op, type, "iReduceScatter");
         int total = c.total("iReduceScatter", recvcounts);
         int[] counts = recvcounts.clone();
@@ -269,7 +269,7 @@ final class NbColls {
 
     static Request iReduceScatterBlock(Comm c, Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
             throws MPIException {
-        c.check("iReduceScatterBlock");
+        c.checkNb("iReduceScatterBlock");
         c.checkCount("iReduceScatterBlock", "recvcount", recvcount);
         int[] counts = new int[c.size];
         java.util.Arrays.fill(counts, recvcount);
@@ -292,9 +292,10 @@ final class NbColls {
 
     /** MPI_COMM_IDUP: the new communicator is bound when the request completes. */
     static Intracomm iDup(Comm c) throws MPIException {
-        c.check("iDup");
+        c.checkNb("iDup");
         int seq = c.nextCreation();
         Intracomm dup = c.newSameKind();
+        dup.attrs = c.attrs.copy(); // at the call, as MPI_COMM_IDUP copies attributes
         dup.request = c.schedule().submit(c, "iDup", ch -> {
             int id = c.agreeContext("iDup", Comm.K_DUP, true, seq, ch);
             c.initDerived(dup, id, c.rank, c.world, c.name + ".idup");

@@ -67,6 +67,19 @@ public class Request implements Freeable {
         return null;
     }
 
+    /**
+     * MPI_REQUEST_GET_STATUS: the status if the operation is complete, {@code null} otherwise;
+     * unlike {@link #testStatus()} the request stays as it is (still to be waited for, tested
+     * or freed). An inactive or null request gives an empty status. A failed operation's error
+     * is in {@link Status#getError()} (it is raised by the wait or test that releases it).
+     */
+    public final Status getStatus() throws MPIException {
+        org.ftmpi.p2p.Request o = op;
+        if (o == null) return emptyStatus();
+        if (!o.engine().test(o)) return null;
+        return new Status(o.source(), o.tag(), o.errorClass(), o.isCancelled(), o.byteCount());
+    }
+
     /** MPI_TEST without a status. */
     public final boolean test() throws MPIException {
         return testStatus() != null;

@@ -43,6 +43,11 @@ final class Schedule {
         this.channel = new OffsetChannel(comm.engine, comm.context + 1, comm.epoch, comm.rank, comm.world);
     }
 
+    /** A channel over {@code c}'s collective context with tags offset by {@link #TAG_OFFSET}. */
+    static Channel offsetChannel(Comm c) {
+        return new OffsetChannel(c.engine, c.context + 1, c.epoch, c.rank, c.world);
+    }
+
     /** Queues {@code body}; the returned request completes when it has run, with its error if any. */
     Request submit(Comm comm, String op, Body body) {
         org.ftmpi.p2p.Request req = engine.externalRequest();
