@@ -20,8 +20,11 @@ usage() {
     cat <<EOF
 Usage: bench/peers/compare-p2p.sh [options] [-- BENCHMARK-OPTIONS...]
 
-Runs the OSU-style point-to-point benchmarks with FT-MPI/J (bin/ftmpirun -np 2 bench ...),
-Open MPI (mpirun.openmpi) and MPICH (mpirun.mpich), interleaved, and prints per-size medians.
+Runs the OSU-style benchmarks with FT-MPI/J (bin/ftmpirun -np N bench ...), Open MPI
+(mpirun.openmpi) and MPICH (mpirun.mpich), interleaved, and prints per-size medians:
+point-to-point (latency, bw, bibw; 2 ranks) or collectives (allreduce, barrier; --np ranks, with
+Open MPI's --oversubscribe when there are more ranks than cores, which also turns on its
+yield-when-idle).
 
 Options:
   --transport tcp|default  tcp: all three over TCP loopback
@@ -34,7 +37,9 @@ Options:
                              MPICH:    no settings (Debian's ch4:ucx: UCX sysv/cma shared memory)
                            (default: default)
   --runs N                 interleaved rounds per benchmark, median taken (default: 3)
-  --benchmarks LIST        comma-separated subset of latency,bw,bibw (default: all three)
+  --benchmarks LIST        comma-separated subset of latency,bw,bibw,allreduce,barrier
+                           (default: latency,bw,bibw)
+  --np N                   ranks (default 2; the point-to-point benchmarks need exactly 2)
   --peers-only             skip FT-MPI/J (e.g. before the Java build exists)
   --no-install             do not run install-peers.sh
   -h, --help               this help
@@ -53,6 +58,7 @@ BENCHMARKS=latency,bw,bibw
 PEERS_ONLY=0
 INSTALL=1
 BENCH_ARGS=()
+NP=2
 while (($#)); do
     case "$1" in
         --transport) TRANSPORT=${2:?--transport needs a value}; shift 2 ;;
@@ -61,6 +67,8 @@ while (($#)); do
         --runs=*) RUNS=${1#*=}; shift ;;
         --benchmarks) BENCHMARKS=${2:?--benchmarks needs a value}; shift 2 ;;
         --benchmarks=*) BENCHMARKS=${1#*=}; shift ;;
+        --np) NP=${2:?--np needs a value}; shift 2 ;;
+        --np=*) NP=${1#*=}; shift ;;
         --peers-only) PEERS_ONLY=1; shift ;;
         --no-install) INSTALL=0; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -72,9 +80,17 @@ case "$TRANSPORT" in tcp|default) ;; *) echo "compare-p2p.sh: --transport must b
 if ! [[ "$RUNS" =~ ^[1-9][0-9]*$ ]]; then
     echo "compare-p2p.sh: --runs must be a positive integer" >&2; exit 2
 fi
+if ! [[ "$NP" =~ ^[1-9][0-9]*$ ]]; then
+    echo "compare-p2p.sh: --np must be a positive integer" >&2; exit 2
+fi
 IFS=, read -r -a BENCH_LIST <<<"$BENCHMARKS"
 for b in "${BENCH_LIST[@]}"; do
-    case "$b" in latency|bw|bibw) ;; *) echo "compare-p2p.sh: unknown benchmark '$b' (latency, bw, bibw)" >&2; exit 2 ;; esac
+    case "$b" in
+        latency|bw|bibw)
+            if ((NP != 2)); then echo "compare-p2p.sh: $b runs on exactly 2 ranks (--np $NP given)" >&2; exit 2; fi ;;
+        allreduce|barrier) ;;
+        *) echo "compare-p2p.sh: unknown benchmark '$b' (latency, bw, bibw, allreduce, barrier)" >&2; exit 2 ;;
+    esac
 done
 
 log() { echo "compare-p2p.sh: $*" >&2; }
@@ -99,9 +115,9 @@ fi
 
 # --- launch commands -----------------------------------------------------------------------------
 NCPU=$(nproc 2>/dev/null || echo 1)
-OMPI_CMD=(mpirun.openmpi -np 2)
+OMPI_CMD=(mpirun.openmpi -np "$NP")
 [[ $(id -u) -eq 0 ]] && OMPI_CMD+=(--allow-run-as-root)
-((NCPU < 2)) && OMPI_CMD+=(--oversubscribe)
+((NCPU < NP)) && OMPI_CMD+=(--oversubscribe)
 MPICH_ENV=()
 OURS_ARGS=()
 if [[ -n "${FTMPI_TRANSPORT_ARGS+set}" ]]; then
@@ -122,10 +138,10 @@ if [[ $TRANSPORT == tcp ]]; then
 else
     OMPI_CMD+=(--mca pml ob1 --mca btl vader,self)
 fi
-OURS_CMD=("$ROOT/bin/ftmpirun" -np 2 "${OURS_ARGS[@]}" bench)
+OURS_CMD=("$ROOT/bin/ftmpirun" -np "$NP" "${OURS_ARGS[@]}" bench)
 
 peer_exe() { # impl benchmark
-    case "$2" in latency) echo "$BUILD_DIR/$1/osu_latency" ;; bw) echo "$BUILD_DIR/$1/osu_bw" ;; bibw) echo "$BUILD_DIR/$1/osu_bibw" ;; esac
+    echo "$BUILD_DIR/$1/osu_$2"
 }
 
 # run_one IMPL BENCH OUTFILE: runs one benchmark, output (stdout+stderr) to OUTFILE; returns status
@@ -134,7 +150,7 @@ run_one() {
     case "$impl" in
         ours) cmd=("${OURS_CMD[@]}" "$bench" "${BENCH_ARGS[@]}") ;;
         openmpi) cmd=("${OMPI_CMD[@]}" "$(peer_exe openmpi "$bench")" "${BENCH_ARGS[@]}") ;;
-        mpich) cmd=(env "${MPICH_ENV[@]}" mpirun.mpich -np 2 "$(peer_exe mpich "$bench")" "${BENCH_ARGS[@]}") ;;
+        mpich) cmd=(env "${MPICH_ENV[@]}" mpirun.mpich -np "$NP" "$(peer_exe mpich "$bench")" "${BENCH_ARGS[@]}") ;;
     esac
     echo "\$ ${cmd[*]}" >"$out"
     echo "# load average before the run: $(loadavg)" >>"$out"
@@ -194,6 +210,8 @@ merge() {
     local bench=$1 metric better
     if [[ $bench == latency ]]; then
         metric="one-way latency (us)"; better="LOWER is better; ratio < 1 means FT-MPI/J is faster"
+    elif [[ $bench == allreduce || $bench == barrier ]]; then
+        metric="average latency over $NP ranks (us)"; better="LOWER is better; ratio < 1 means FT-MPI/J is faster"
     else
         [[ $bench == bw ]] && metric="bandwidth (MB/s, 1 MB = 10^6 B)" || metric="bi-directional bandwidth (MB/s, 1 MB = 10^6 B)"
         better="HIGHER is better; ratio > 1 means FT-MPI/J is faster"

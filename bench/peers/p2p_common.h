@@ -1,5 +1,6 @@
 /*
- * Shared code of the C peer benchmarks (osu_latency.c, osu_bw.c, osu_bibw.c).
+ * Shared code of the C peer benchmarks (osu_latency.c, osu_bw.c, osu_bibw.c, osu_allreduce.c,
+ * osu_barrier.c).
  *
  * Same methodology, defaults, command line and output format as the Java suite
  * (org.ftmpi.bench.Main): OSU Micro-Benchmarks 7.x defaults, sizes doubling from MIN to MAX
@@ -28,7 +29,13 @@
 #define P2P_SIZE_WIDTH 10
 #define P2P_FIELD_WIDTH 18
 
-enum p2p_kind { P2P_LATENCY, P2P_BW, P2P_BIBW };
+#define P2P_DEFAULT_MAX_COLLECTIVE_SIZE (1 << 20)
+
+enum p2p_kind { P2P_LATENCY, P2P_BW, P2P_BIBW, P2P_ALLREDUCE, P2P_BARRIER };
+
+/* Point-to-point kinds run on exactly 2 ranks; the collectives on any number. */
+static inline int p2p_pair_only(enum p2p_kind k) { return k == P2P_LATENCY || k == P2P_BW || k == P2P_BIBW; }
+static inline int p2p_uses_window(enum p2p_kind k) { return k == P2P_BW || k == P2P_BIBW; }
 
 struct p2p_options {
     enum p2p_kind kind;
@@ -39,53 +46,58 @@ struct p2p_options {
     int window;
 };
 
-static const char *p2p_title(enum p2p_kind k)
+static inline const char *p2p_title(enum p2p_kind k)
 {
     switch (k) {
     case P2P_LATENCY: return "Latency Test";
     case P2P_BW: return "Bandwidth Test";
+    case P2P_ALLREDUCE: return "Allreduce Latency Test";
+    case P2P_BARRIER: return "Barrier Latency Test";
     default: return "Bi-Directional Bandwidth Test";
     }
 }
 
-static int p2p_default_iterations(enum p2p_kind k, long size)
+static inline int p2p_default_iterations(enum p2p_kind k, long size)
 {
     if (k == P2P_LATENCY) return size > P2P_LARGE_MESSAGE_SIZE ? 1000 : 10000;
+    if (!p2p_pair_only(k)) return size > P2P_LARGE_MESSAGE_SIZE ? 100 : 1000;
     return size > P2P_LARGE_MESSAGE_SIZE ? 20 : 100;
 }
 
-static int p2p_default_warmup(enum p2p_kind k, long size)
+static inline int p2p_default_warmup(enum p2p_kind k, long size)
 {
     if (k == P2P_LATENCY) return size > P2P_LARGE_MESSAGE_SIZE ? 10 : 100;
+    if (!p2p_pair_only(k)) return size > P2P_LARGE_MESSAGE_SIZE ? 10 : 200;
     return size > P2P_LARGE_MESSAGE_SIZE ? 2 : 10;
 }
 
-static int p2p_iterations(const struct p2p_options *o, long size)
+static inline int p2p_iterations(const struct p2p_options *o, long size)
 {
     return o->iterations > 0 ? o->iterations : p2p_default_iterations(o->kind, size);
 }
 
-static int p2p_warmup(const struct p2p_options *o, long size)
+static inline int p2p_warmup(const struct p2p_options *o, long size)
 {
     return o->warmup >= 0 ? o->warmup : p2p_default_warmup(o->kind, size);
 }
 
-static long p2p_next_size(long size) { return size == 0 ? 1 : size * 2; }
+static inline long p2p_next_size(long size) { return size == 0 ? 1 : size * 2; }
 
-static void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
+static inline void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
 {
     fprintf(f,
-            "Usage: mpirun -np 2 %s [-m [MIN:]MAX] [-i ITER] [-x WARMUP]%s [-h]\n"
+            "Usage: mpirun -np N %s [-m [MIN:]MAX] [-i ITER] [-x WARMUP]%s [-h]\n"
             "  -m [MIN:]MAX  message sizes, doubling (K/M suffixes); default %d:%d\n"
             "  -i ITER       timed iterations for every size (default: OSU's per-size default)\n"
             "  -x WARMUP     warm-up iterations for every size (default: OSU's per-size default)\n"
             "%s",
-            prog, k == P2P_LATENCY ? "" : " [-W WINDOW]", k == P2P_LATENCY ? 0 : 1, P2P_DEFAULT_MAX_SIZE,
-            k == P2P_LATENCY ? "" : "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n");
+            prog, p2p_uses_window(k) ? " [-W WINDOW]" : "", k == P2P_ALLREDUCE ? 4 : k == P2P_LATENCY || k == P2P_BARRIER ? 0 : 1,
+            k == P2P_BARRIER ? 0 : p2p_pair_only(k) ? P2P_DEFAULT_MAX_SIZE : P2P_DEFAULT_MAX_COLLECTIVE_SIZE,
+            p2p_uses_window(k) ? "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n" : "");
 }
 
 /* Returns 0 on success and stores the value, -1 on error. */
-static int p2p_parse_long(const char *s, long min, long max, long *out)
+static inline int p2p_parse_long(const char *s, long min, long max, long *out)
 {
     char *end;
     long mult = 1;
@@ -107,11 +119,11 @@ static int p2p_parse_long(const char *s, long min, long max, long *out)
  * Parses argv. Returns 0 to run, 1 if help was printed, 2 on a usage error (message printed by
  * rank 0 only).
  */
-static int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank, struct p2p_options *o)
+static inline int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank, struct p2p_options *o)
 {
     o->kind = kind;
-    o->min_size = kind == P2P_LATENCY ? 0 : 1;
-    o->max_size = P2P_DEFAULT_MAX_SIZE;
+    o->min_size = kind == P2P_ALLREDUCE ? 4 : kind == P2P_LATENCY || kind == P2P_BARRIER ? 0 : 1;
+    o->max_size = kind == P2P_BARRIER ? 0 : p2p_pair_only(kind) ? P2P_DEFAULT_MAX_SIZE : P2P_DEFAULT_MAX_COLLECTIVE_SIZE;
     o->iterations = -1;
     o->warmup = -1;
     o->window = P2P_DEFAULT_WINDOW;
@@ -123,7 +135,7 @@ static int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank, struct
             return 1;
         }
         if (i + 1 >= argc || (strcmp(a, "-m") && strcmp(a, "-i") && strcmp(a, "-x") &&
-                              (kind == P2P_LATENCY || strcmp(a, "-W")))) {
+                              (!p2p_uses_window(kind) || strcmp(a, "-W")))) {
             if (rank == 0) {
                 fprintf(stderr, "%s: unknown option or missing value: '%s'\n", argv[0], a);
                 p2p_usage(stderr, argv[0], kind);
@@ -171,11 +183,15 @@ static int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank, struct
         if (rank == 0) fprintf(stderr, "%s: -m: MIN (%ld) is larger than MAX (%ld)\n", argv[0], o->min_size, o->max_size);
         return 2;
     }
+    if (kind == P2P_ALLREDUCE && o->min_size < 4) {
+        if (rank == 0) fprintf(stderr, "%s: -m: allreduce reduces floats: MIN must be at least 4\n", argv[0]);
+        return 2;
+    }
     return 0;
 }
 
 /* Page-aligned buffer of at least max(size, 1) bytes filled with c (OSU aligns to the page size). */
-static char *p2p_alloc(long size, char c)
+static inline char *p2p_alloc(long size, char c)
 {
     void *p = NULL;
     long page = sysconf(_SC_PAGESIZE);
@@ -189,10 +205,11 @@ static char *p2p_alloc(long size, char c)
 }
 
 /*
- * Common start: MPI_Init, parse, check for exactly 2 ranks, print the header on rank 0.
+ * Common start: MPI_Init, parse, check for exactly 2 ranks (point-to-point kinds), print the header
+ * on rank 0.
  * Returns -1 if the program should exit with the code stored in *exit_code (MPI already finalized).
  */
-static int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct p2p_options *o, int *rank,
+static inline int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct p2p_options *o, int *rank,
                      int *exit_code)
 {
     int size, rc;
@@ -205,7 +222,7 @@ static int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct p2p_opt
         *exit_code = rc == 1 ? 0 : 2;
         return -1;
     }
-    if (size != 2) {
+    if (size != 2 && p2p_pair_only(kind)) {
         if (*rank == 0) fprintf(stderr, "%s: this benchmark requires exactly 2 processes, got %d\n", (*argv)[0], size);
         MPI_Finalize();
         *exit_code = 1;
@@ -224,20 +241,32 @@ static int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct p2p_opt
         printf("# Implementation: %s (C peer)\n", lib);
         if (kind == P2P_LATENCY)
             printf("# Buffer: page-aligned malloc, blocking send/recv\n");
-        else
+        else if (p2p_uses_window(kind))
             printf("# Buffer: page-aligned malloc, window %d\n", o->window);
+        else
+            printf("# Buffer: page-aligned malloc, each call timed alone, average over %d ranks\n", size);
         printf("# Host: %s\n", host);
         printf("%-*s%*s\n", P2P_SIZE_WIDTH, "# Size", P2P_FIELD_WIDTH,
-               kind == P2P_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)");
+               kind == P2P_LATENCY ? "Latency (us)" : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
         fflush(stdout);
     }
     return 0;
 }
 
-static void p2p_row(long size, double value)
+static inline void p2p_row(long size, double value)
 {
     printf("%-*ld%*.2f\n", P2P_SIZE_WIDTH, size, P2P_FIELD_WIDTH, value);
     fflush(stdout);
+}
+
+/* OSU's collective row: each rank's mean time per call (us), averaged over the ranks, on rank 0. */
+static inline void p2p_row_average(long size, double total_seconds, int iters, int rank)
+{
+    int n;
+    double mine = total_seconds * 1e6 / iters, sum = 0.0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) p2p_row(size, sum / n);
 }
 
 /*
@@ -247,7 +276,7 @@ static void p2p_row(long size, double value)
  * endpoint, rank 1 waiting in the PMI barrier); all rows are printed by then, and compare-p2p.sh's
  * per-run timeout ends the run.
  */
-static void p2p_finish(void)
+static inline void p2p_finish(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();

@@ -360,7 +360,7 @@ public class Comm implements Freeable, Cloneable {
         while (true) {
             Engine.Probed p = probeOnce("probe", source, tag, false);
             if (p != null) return new Status(p.source(), p.tag(), MPI.SUCCESS, false, p.length());
-            idle = Engine.idle(idle);
+            idle = engine.pause(idle);
         }
     }
 
@@ -1785,7 +1785,7 @@ public class Comm implements Freeable, Cloneable {
                 engine.await(r);
                 return;
             }
-            idle = Engine.idle(idle);
+            idle = engine.pause(idle);
         }
     }
 

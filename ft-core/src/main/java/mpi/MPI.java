@@ -397,7 +397,7 @@ public final class MPI {
                 }
             }
             Engine e = engine;
-            idle = e != null && e.progress() > 0 ? 0 : Engine.idle(idle);
+            idle = e == null ? Engine.idle(idle) : e.progress() > 0 ? 0 : e.pause(idle);
         }
     }
 

@@ -37,7 +37,7 @@ public final class Message {
         while (true) {
             Status s = imProbe(source, tag, comm);
             if (s != null) return s;
-            idle = Engine.idle(idle);
+            idle = comm.engine.pause(idle);
         }
     }
 

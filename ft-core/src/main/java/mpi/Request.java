@@ -147,7 +147,7 @@ public class Request implements Freeable {
                     return s;
                 }
             }
-            idle = e.progress() > 0 ? 0 : Engine.idle(idle);
+            idle = e.progress() > 0 ? 0 : e.pause(idle);
         }
     }
 
@@ -227,7 +227,7 @@ public class Request implements Freeable {
         while (true) {
             Status[] done = collect(requests);
             if (done.length > 0) return done;
-            idle = e.progress() > 0 ? 0 : Engine.idle(idle);
+            idle = e.progress() > 0 ? 0 : e.pause(idle);
         }
     }
 

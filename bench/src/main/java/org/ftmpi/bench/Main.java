@@ -47,7 +47,7 @@ public final class Main {
             try {
                 int size = MPI.COMM_WORLD.getSize();
                 int rank = MPI.COMM_WORLD.getRank();
-                if (size != 2) {
+                if (size != 2 && options.benchmark().pairOnly()) {
                     if (rank == 0) {
                         err.println("bench " + options.benchmark().cliName()
                                 + ": this benchmark requires exactly 2 processes, got " + size

@@ -35,9 +35,16 @@ public final class OsuTable {
         StringBuilder sb = new StringBuilder();
         sb.append(titleLine(b)).append('\n');
         sb.append("# Implementation: FT-MPI/J (Java ").append(Runtime.version()).append(")\n");
-        sb.append("# Buffer: ").append(options.buffer() == P2POptions.BufferKind.DIRECT
-                ? "direct ByteBuffer (MPI.newByteBuffer)" : "byte[]");
-        sb.append(b.usesWindow() ? ", window " + options.window() : ", blocking send/recv");
+        boolean direct = options.buffer() == P2POptions.BufferKind.DIRECT;
+        if (b == P2PBenchmark.BARRIER) {
+            sb.append("# Buffer: none");
+        } else if (b == P2PBenchmark.ALLREDUCE) {
+            sb.append("# Buffer: ").append(direct ? "direct FloatBuffer (MPI.newFloatBuffer)" : "float[]");
+        } else {
+            sb.append("# Buffer: ").append(direct ? "direct ByteBuffer (MPI.newByteBuffer)" : "byte[]");
+        }
+        sb.append(b.usesWindow() ? ", window " + options.window()
+                : b.pairOnly() ? ", blocking send/recv" : ", each call timed alone, average over ranks");
         sb.append('\n');
         if (processorName != null && !processorName.isEmpty()) {
             sb.append("# Host: ").append(processorName).append('\n');

@@ -13,7 +13,17 @@ public enum P2PBenchmark {
     /** Uni-directional: window of non-blocking sends, receiver acknowledges each window. */
     BANDWIDTH("bandwidth", "Bandwidth Test", "Bandwidth (MB/s)", 1, 100, 10, 20, 2),
     /** Bi-directional: both ranks post a window of receives and a window of sends. */
-    BIBW("bibw", "Bi-Directional Bandwidth Test", "Bandwidth (MB/s)", 1, 100, 10, 20, 2);
+    BIBW("bibw", "Bi-Directional Bandwidth Test", "Bandwidth (MB/s)", 1, 100, 10, 20, 2),
+    /**
+     * osu_allreduce: every rank times each MPI_Allreduce (float sum of size / 4 elements) alone,
+     * with a barrier between iterations; the row is the average over the ranks. Any number of ranks.
+     */
+    ALLREDUCE("allreduce", "Allreduce Latency Test", "Avg Latency (us)", 4, 1_000, 200, 100, 10),
+    /** osu_barrier: every rank times each MPI_Barrier; the single row (size 0) is the average over the ranks. */
+    BARRIER("barrier", "Barrier Latency Test", "Avg Latency (us)", 0, 1_000, 200, 1_000, 200);
+
+    /** OSU's default maximum message size for collectives: 1 MiB. */
+    public static final int DEFAULT_MAX_COLLECTIVE_SIZE = 1 << 20;
 
     /** OSU's threshold: sizes strictly above this use the "large" iteration counts. */
     public static final int LARGE_MESSAGE_SIZE = 8192;
@@ -56,10 +66,18 @@ public enum P2PBenchmark {
     public int defaultMinSize() { return defaultMinSize; }
 
     /** True if a larger value is better (bandwidth), false if smaller is better (latency). */
-    public boolean higherIsBetter() { return this != LATENCY; }
+    public boolean higherIsBetter() { return this == BANDWIDTH || this == BIBW; }
+
+    /** Whether the benchmark runs on exactly two ranks (the point-to-point ones); collectives take any number. */
+    public boolean pairOnly() { return this == LATENCY || this == BANDWIDTH || this == BIBW; }
+
+    /** Default largest size: 4 MiB for point-to-point, 1 MiB for allreduce, 0 for barrier. */
+    public int defaultMaxSize() {
+        return this == BARRIER ? 0 : pairOnly() ? DEFAULT_MAX_SIZE : DEFAULT_MAX_COLLECTIVE_SIZE;
+    }
 
     /** Whether the benchmark uses a window of non-blocking operations. */
-    public boolean usesWindow() { return this != LATENCY; }
+    public boolean usesWindow() { return this == BANDWIDTH || this == BIBW; }
 
     /** Default number of timed iterations for a message of {@code size} bytes. */
     public int defaultIterations(int size) { return size > LARGE_MESSAGE_SIZE ? loopLarge : loopSmall; }
@@ -69,7 +87,7 @@ public enum P2PBenchmark {
 
     /**
      * Parses a benchmark name: {@code latency}, {@code bandwidth} or its alias {@code bw},
-     * {@code bibw}; case-insensitive.
+     * {@code bibw}, {@code allreduce}, {@code barrier}; case-insensitive.
      *
      * @throws IllegalArgumentException for any other name
      */
@@ -78,8 +96,10 @@ public enum P2PBenchmark {
             case "latency" -> LATENCY;
             case "bandwidth", "bw" -> BANDWIDTH;
             case "bibw" -> BIBW;
+            case "allreduce" -> ALLREDUCE;
+            case "barrier" -> BARRIER;
             default -> throw new IllegalArgumentException("unknown benchmark '" + name
-                    + "' (expected one of: latency, bandwidth (bw), bibw)");
+                    + "' (expected one of: latency, bandwidth (bw), bibw, allreduce, barrier)");
         };
     }
 }

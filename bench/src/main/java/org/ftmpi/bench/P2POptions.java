@@ -58,7 +58,7 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
 
     /** Default options for {@code benchmark}: OSU's sizes, iterations, warm-up and window. */
     public static P2POptions defaults(P2PBenchmark benchmark) {
-        return new P2POptions(benchmark, benchmark.defaultMinSize(), P2PBenchmark.DEFAULT_MAX_SIZE, -1, -1,
+        return new P2POptions(benchmark, benchmark.defaultMinSize(), benchmark.defaultMaxSize(), -1, -1,
                 P2PBenchmark.DEFAULT_WINDOW, BufferKind.DIRECT);
     }
 
@@ -73,7 +73,7 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         }
         P2PBenchmark benchmark = P2PBenchmark.fromName(args[0]);
         int min = benchmark.defaultMinSize();
-        int max = P2PBenchmark.DEFAULT_MAX_SIZE;
+        int max = benchmark.defaultMaxSize();
         int iterations = -1;
         int warmup = -1;
         int window = P2PBenchmark.DEFAULT_WINDOW;
@@ -127,6 +127,9 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         if (max < min) {
             throw new IllegalArgumentException("-m: MIN (" + min + ") is larger than MAX (" + max + ")");
         }
+        if (benchmark == P2PBenchmark.ALLREDUCE && min < 4) {
+            throw new IllegalArgumentException("-m: allreduce reduces floats: MIN must be at least 4, got " + min);
+        }
         return new P2POptions(benchmark, min, max, iterations, warmup, window, buffer);
     }
 
@@ -158,31 +161,37 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
     public static String usage() {
         return """
                 Usage: bench BENCHMARK [OPTIONS]
-                  (launched as: bin/ftmpirun -np 2 bench BENCHMARK [OPTIONS]; exactly 2 ranks)
+                  (launched as: bin/ftmpirun -np 2 bench BENCHMARK [OPTIONS]; exactly 2 ranks
+                   for latency, bandwidth and bibw; any number for allreduce and barrier)
 
                 Benchmarks (OSU Micro-Benchmarks 7.x methodology):
                   latency          ping-pong with blocking send/recv; one-way latency in us
                   bandwidth, bw    window of iSend, receiver posts a window of iRecv and acks
                                    each window; MB/s (1 MB = 10^6 bytes)
                   bibw             both ranks post a window of iRecv and a window of iSend; MB/s
+                  allreduce        MPI_Allreduce, float sum of SIZE/4 elements, each call timed
+                                   alone (barrier between calls); average over ranks, in us
+                  barrier          MPI_Barrier timed alone; average over ranks, in us (size 0)
 
                 Options:
                   -m, --message-size [MIN:]MAX
                                    message sizes from MIN to MAX bytes, doubling (suffixes K, M
                                    = KiB, MiB accepted); default 0:4194304 for latency,
-                                   1:4194304 for bandwidth tests
+                                   1:4194304 for bandwidth tests, 4:1048576 for allreduce
                   -i, --iterations ITER
                                    timed iterations for every size; default as OSU: latency
-                                   10000 (1000 above 8192 B), bandwidth 100 (20 above 8192 B)
+                                   10000 (1000 above 8192 B), bandwidth 100 (20 above 8192 B),
+                                   collectives 1000 (100 above 8192 B)
                   -x, --warmup WARMUP
                                    untimed warm-up iterations for every size; default as OSU:
-                                   latency 100 (10 above 8192 B), bandwidth 10 (2 above 8192 B)
+                                   latency 100 (10 above 8192 B), bandwidth 10 (2 above 8192 B),
+                                   collectives 200 (10 above 8192 B)
                   -W, --window-size WINDOW
                                    outstanding sends/receives per iteration (bw, bibw);
                                    default 64
                   --buffer direct|array
                                    direct: MPI.newByteBuffer (default); array: byte[] with
-                                   blocking send/recv (latency only)
+                                   blocking send/recv (latency), float[] (allreduce)
                   -h, --help       print this help
                 """;
     }

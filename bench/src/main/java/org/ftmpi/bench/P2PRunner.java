@@ -43,12 +43,14 @@ final class P2PRunner {
         // OSU's per-size warm-up assumes compiled code; a JVM first has to compile the loops and
         // the library's hot path, so run the same benchmark once, untimed and unreported.
         P2POptions measured = options;
-        boolean latency = measured.benchmark() == P2PBenchmark.LATENCY;
+        boolean latency = !measured.benchmark().usesWindow();
         warming = true;
         // Large sizes (rendezvous path) with few iterations, then small ones (eager path) with
         // many: the last recompilations then happen before the first (small) size is timed.
         warm(measured, (1 << 16) + 1, 1 << 20, latency ? 300 : 20);
-        warm(measured, 0, 1 << 16, latency ? 3000 : 300);
+        // Collectives: every rank JVM compiles its own code; with more ranks than cores the
+        // compilers compete with the ranks, so the pass is longer.
+        warm(measured, 0, 1 << 16, measured.benchmark().pairOnly() ? (latency ? 3000 : 300) : 10_000);
         warming = false;
         options = measured;
         dispatch();
@@ -74,6 +76,8 @@ final class P2PRunner {
             }
             case BANDWIDTH -> bandwidth();
             case BIBW -> bibw();
+            case ALLREDUCE -> allreduce();
+            case BARRIER -> barrier();
         }
         // Both ranks finish all traffic before MPI.Finalize tears anything down (untimed).
         comm.barrier();
@@ -185,6 +189,52 @@ final class P2PRunner {
                 }
             }
         }
+    }
+
+    /** osu_allreduce: each call timed alone, a barrier between calls, the average over ranks reported. */
+    private void allreduce() throws MPIException {
+        int max = options.maxSize() / 4;
+        boolean array = options.buffer() == P2POptions.BufferKind.ARRAY;
+        Object sbuf = array ? new float[max] : MPI.newFloatBuffer(max);
+        Object rbuf = array ? new float[max] : MPI.newFloatBuffer(max);
+        for (int size : options.sizes()) {
+            int count = size / 4;
+            int iters = options.iterationsFor(size);
+            int skip = options.warmupFor(size);
+            comm.barrier();
+            double total = 0;
+            for (int i = 0; i < iters + skip; i++) {
+                double t0 = MPI.wtime();
+                comm.allReduce(sbuf, rbuf, count, MPI.FLOAT, MPI.SUM);
+                double t1 = MPI.wtime();
+                if (i >= skip) total += t1 - t0;
+                comm.barrier();
+            }
+            reportAverage(size, total, iters);
+        }
+    }
+
+    /** osu_barrier: each barrier timed alone, the average over ranks reported as size 0. */
+    private void barrier() throws MPIException {
+        int iters = options.iterationsFor(0);
+        int skip = options.warmupFor(0);
+        comm.barrier();
+        double total = 0;
+        for (int i = 0; i < iters + skip; i++) {
+            double t0 = MPI.wtime();
+            comm.barrier();
+            double t1 = MPI.wtime();
+            if (i >= skip) total += t1 - t0;
+        }
+        reportAverage(0, total, iters);
+    }
+
+    /** OSU's collective row: each rank's mean time per call, averaged over the ranks, in us. */
+    private void reportAverage(int size, double totalSeconds, int iters) throws MPIException {
+        double[] mine = {totalSeconds * 1e6 / iters};
+        double[] sum = new double[1];
+        comm.reduce(mine, sum, 1, MPI.DOUBLE, MPI.SUM, 0);
+        report(size, sum[0] / comm.getSize());
     }
 
     private void bibw() throws MPIException {

@@ -1,5 +1,6 @@
 package org.ftmpi.bench;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,6 +36,25 @@ class P2POptionsTest {
         assertEquals(2, o.warmupFor(1 << 22));
         assertEquals(P2PBenchmark.BANDWIDTH, P2POptions.parse("bandwidth").benchmark());
         assertEquals(P2PBenchmark.BIBW, P2POptions.parse("BIBW").benchmark());
+    }
+
+    @Test
+    void collectiveDefaultsFollowOsu() {
+        P2POptions a = P2POptions.parse("allreduce");
+        assertEquals(P2PBenchmark.ALLREDUCE, a.benchmark());
+        assertFalse(a.benchmark().pairOnly());
+        assertFalse(a.benchmark().higherIsBetter());
+        assertEquals(List.of(4, 8, 16), a.sizes().subList(0, 3));
+        assertEquals(1 << 20, a.maxSize());
+        assertEquals(1000, a.iterationsFor(8));
+        assertEquals(200, a.warmupFor(8));
+        assertEquals(100, a.iterationsFor(16384));
+        assertEquals(10, a.warmupFor(16384));
+        P2POptions b = P2POptions.parse("barrier");
+        assertEquals(List.of(0), b.sizes());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> P2POptions.parse("allreduce", "-m", "1:64"));
+        assertTrue(e.getMessage().contains("at least 4"), e.getMessage());
     }
 
     @Test
@@ -80,7 +100,7 @@ class P2POptionsTest {
     @Test
     void errorsAreReported() {
         assertThrows(IllegalArgumentException.class, P2POptions::parse);
-        assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("allreduce"));
+        assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("alltoall"));
         assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("latency", "-i"));
         assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("latency", "-i", "0"));
         assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("latency", "-x", "-1"));

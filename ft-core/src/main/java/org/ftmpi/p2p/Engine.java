@@ -94,6 +94,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         this.rank = pre.rank();
         this.size = pre.size();
         runtime.setListener(this);
+        String idleMode = pre.option("idle", "auto");
+        if (!List.of("auto", "spin", "yield").contains(idleMode)) {
+            throw new IOException("job option idle=" + idleMode + " must be auto, spin or yield");
+        }
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         TransportContext tc = new TransportContext(pre, this);
@@ -106,6 +110,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             endpoints.put(t.name(), t.localEndpoint());
         }
         this.job = runtime.exchange(endpoints);
+        this.idleStart = idleStart(job, idleMode);
         for (Transport t : transports) t.connect(job);
         route = new Transport[size];
         eagerLimit = new int[size];
@@ -365,7 +370,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     lock.unlock();
                 }
             }
-            idle = work > 0 ? 0 : idle(idle);
+            idle = work > 0 ? 0 : pause(idle);
         }
     }
 
@@ -394,6 +399,36 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Idle polls spent spinning, then yielding, before a waiting thread starts to park. */
     private static final int IDLE_SPIN = 2_000, IDLE_YIELD = 20_000;
+
+    /**
+     * Where this engine's waiters start: at 0 (spin first) when this host has a core for each
+     * of the job's ranks on it, at {@link #IDLE_SPIN} (yield at once, Open MPI's
+     * yield-when-idle, which mpirun turns on when it oversubscribes) when it has fewer: a rank
+     * that spins then holds the core its peer needs to make the progress it waits for.
+     * Job option {@code idle=spin|yield} overrides the choice.
+     */
+    private final int idleStart;
+
+    /** {@link #idle} from this engine's starting point: call with 0 after each piece of work. */
+    public int pause(int idle) {
+        return idle(Math.max(idle, idleStart));
+    }
+
+    /** Whether waiters of this engine yield at once (oversubscribed host, or {@code idle=yield}). */
+    public boolean yieldsWhenIdle() {
+        return idleStart > 0;
+    }
+
+    private static int idleStart(JobInfo job, String mode) {
+        if (mode.equals("spin")) return 0;
+        if (mode.equals("yield")) return IDLE_SPIN;
+        int rank = job.rank();
+        String[] hosts = job.hosts();
+        if (hosts == null || hosts.length <= rank || hosts[rank] == null) return 0;
+        int local = 0;
+        for (String h : hosts) if (hosts[rank].equals(h)) local++;
+        return local > Runtime.getRuntime().availableProcessors() ? IDLE_SPIN : 0;
+    }
 
     /**
      * One step of the idle strategy; returns the new idle count. A waiter spins first (each
@@ -936,7 +971,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 }
             }
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
-            idle = work > 0 ? 0 : idle(idle);
+            idle = work > 0 ? 0 : pause(idle);
         }
     }
 
@@ -1007,7 +1042,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int idle = 0;
         while (hasUnsentData() && System.nanoTime() < deadline && abortReason == null) {
-            idle = progress() > 0 ? 0 : idle(idle);
+            idle = progress() > 0 ? 0 : pause(idle);
         }
         runtime.finalizeBarrier();
         close();
