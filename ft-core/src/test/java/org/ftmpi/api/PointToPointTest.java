@@ -148,6 +148,18 @@ class PointToPointTest {
         });
     }
 
+    /** Job option idle: yield (the oversubscribed policy) still exchanges; a bad value stops the start. */
+    @Test
+    void idleJobOptionChoosesTheWaitPolicy() throws Exception {
+        LocalJob.run(2, java.util.Map.of("idle", "yield"), world -> {
+            int[] v = {world.getRank()};
+            world.sendRecvReplace(v, 1, MPI.INT, 1 - world.getRank(), 0, 1 - world.getRank(), 0);
+            assertEquals(1 - world.getRank(), v[0]);
+        });
+        Exception e = assertThrows(Exception.class, () -> LocalJob.run(2, java.util.Map.of("idle", "sometimes"), world -> { }));
+        assertTrue(String.valueOf(e.getMessage()).contains("idle=sometimes"), e.toString());
+    }
+
     @Test
     void truncationIsReportedAsErrTruncate() throws Exception {
         LocalJob.run(2, world -> {
