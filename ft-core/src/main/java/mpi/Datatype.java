@@ -209,6 +209,39 @@ public class Datatype implements Freeable, Cloneable {
         return build("createSubarray", oldType, () -> org.ftmpi.ddt.Datatype.subarray(sizes, subsizes, starts, ord, o));
     }
 
+    /**
+     * MPI_TYPE_CREATE_DARRAY (extension: Open MPI's Java bindings have none): the part of a
+     * global array of {@code gsizes} elements that process {@code rank} of {@code size} owns in a
+     * process grid {@code psizes}, per dimension {@link MPI#DISTRIBUTE_BLOCK},
+     * {@link MPI#DISTRIBUTE_CYCLIC} or {@link MPI#DISTRIBUTE_NONE} with distribution argument
+     * {@code dargs} ({@link MPI#DISTRIBUTE_DFLT_DARG} for the default), in {@code order}. Its
+     * extent is the whole global array, so a receive of one darray places a rank's blocks where
+     * they belong in a buffer of the global array's size.
+     */
+    public static Datatype createDarray(int size, int rank, int[] gsizes, int[] distribs, int[] dargs,
+                                        int[] psizes, int order, Datatype oldType) throws MPIException {
+        org.ftmpi.ddt.Datatype o = arg(oldType, "createDarray", "oldType");
+        org.ftmpi.ddt.Datatype.Order ord = switch (order) {
+            case MPI.ORDER_C -> org.ftmpi.ddt.Datatype.Order.C;
+            case MPI.ORDER_FORTRAN -> org.ftmpi.ddt.Datatype.Order.FORTRAN;
+            default -> throw MPIException.of(MPI.ERR_ARG, "createDarray: order " + order
+                    + " is neither MPI.ORDER_C nor MPI.ORDER_FORTRAN");
+        };
+        if (distribs == null) throw MPIException.of(MPI.ERR_ARG, "createDarray: distribs is null");
+        org.ftmpi.ddt.Datatype.Distribution[] d = new org.ftmpi.ddt.Datatype.Distribution[distribs.length];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = switch (distribs[i]) {
+                case MPI.DISTRIBUTE_BLOCK -> org.ftmpi.ddt.Datatype.Distribution.BLOCK;
+                case MPI.DISTRIBUTE_CYCLIC -> org.ftmpi.ddt.Datatype.Distribution.CYCLIC;
+                case MPI.DISTRIBUTE_NONE -> org.ftmpi.ddt.Datatype.Distribution.NONE;
+                default -> throw MPIException.of(MPI.ERR_ARG, "createDarray: distribs[" + i + "] = " + distribs[i]
+                        + " is not MPI.DISTRIBUTE_BLOCK, _CYCLIC or _NONE");
+            };
+        }
+        return build("createDarray", oldType,
+                () -> org.ftmpi.ddt.Datatype.darray(size, rank, gsizes, d, dargs, psizes, ord, o));
+    }
+
     /** MPI_TYPE_CREATE_RESIZED: new lower bound and extent in bytes. */
     public static Datatype createResized(Datatype oldType, int lb, int extent) throws MPIException {
         org.ftmpi.ddt.Datatype o = arg(oldType, "createResized", "oldType");

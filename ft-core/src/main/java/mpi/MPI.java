@@ -126,8 +126,13 @@ public final class MPI {
     public static final FloatInt floatInt = new FloatInt();
     public static final DoubleInt doubleInt = new DoubleInt();
 
-    /** Array orders of {@link Datatype#createSubarray}. */
+    /** Array orders of {@link Datatype#createSubarray} and {@link Datatype#createDarray}. */
     public static final int ORDER_C = 0, ORDER_FORTRAN = 1;
+
+    /** Distributions of {@link Datatype#createDarray} (extension; MPI_DISTRIBUTE_*). */
+    public static final int DISTRIBUTE_BLOCK = 0, DISTRIBUTE_CYCLIC = 1, DISTRIBUTE_NONE = 2;
+    /** {@link Datatype#createDarray}'s default distribution argument (MPI_DISTRIBUTE_DFLT_DARG). */
+    public static final int DISTRIBUTE_DFLT_DARG = -1;
 
     public static final Errhandler ERRORS_ARE_FATAL = new Errhandler(true, "MPI.ERRORS_ARE_FATAL");
     public static final Errhandler ERRORS_RETURN = new Errhandler(false, "MPI.ERRORS_RETURN");

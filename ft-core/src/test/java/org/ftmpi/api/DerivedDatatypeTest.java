@@ -449,4 +449,63 @@ class DerivedDatatypeTest {
             }
         });
     }
+
+    /**
+     * createDarray: a 4 x 6 global int array in a 2 x 2 process grid (BLOCK, BLOCK); each rank
+     * sends its 2 x 3 block contiguously and rank 0 receives each into the global array through
+     * that rank's darray type; then a CYCLIC(2) 1-D distribution over 3 ranks against a reference.
+     */
+    @Test
+    void darrayPlacesEachRanksBlocksInTheGlobalArray() throws Exception {
+        LocalJob.run(4, world -> {
+            int me = world.getRank();
+            int[] gsizes = {4, 6}, psizes = {2, 2};
+            int[] block = new int[6];
+            int pr = me / 2, pc = me % 2;
+            for (int i = 0; i < 2; i++) {
+                for (int j = 0; j < 3; j++) block[i * 3 + j] = (pr * 2 + i) * 6 + pc * 3 + j;
+            }
+            Request s = world.iSend(ints(block), 6, MPI.INT, 0, 7);
+            if (me == 0) {
+                int[] global = new int[24];
+                for (int r = 0; r < 4; r++) {
+                    Datatype d = Datatype.createDarray(4, r, gsizes,
+                            new int[] {MPI.DISTRIBUTE_BLOCK, MPI.DISTRIBUTE_BLOCK},
+                            new int[] {MPI.DISTRIBUTE_DFLT_DARG, MPI.DISTRIBUTE_DFLT_DARG}, psizes, MPI.ORDER_C, MPI.INT);
+                    d.commit();
+                    assertEquals(6, d.getSize(), "six ints per rank");
+                    assertEquals(24, d.getExtent(), "extent: the whole global array");
+                    world.recv(global, 1, d, r, 7);
+                    d.free();
+                }
+                for (int k = 0; k < 24; k++) assertEquals(k, global[k], "global element " + k);
+
+                // 1-D CYCLIC(2) over 3 processes: rank r owns indices i with (i / 2) % 3 == r.
+                for (int r = 0; r < 3; r++) {
+                    Datatype c = Datatype.createDarray(3, r, new int[] {10}, new int[] {MPI.DISTRIBUTE_CYCLIC},
+                            new int[] {2}, new int[] {3}, MPI.ORDER_C, MPI.INT);
+                    c.commit();
+                    int[] all = new int[10];
+                    for (int i = 0; i < 10; i++) all[i] = 100 + i;
+                    int[] packed = new int[c.getSize()];
+                    world.sendRecv(all, 1, c, 0, 8, packed, packed.length, MPI.INT, 0, 8);
+                    int k = 0;
+                    for (int i = 0; i < 10; i++) if ((i / 2) % 3 == r) assertEquals(100 + i, packed[k++], "cyclic element " + i);
+                    assertEquals(packed.length, k);
+                    c.free();
+                }
+                MPIException e = assertThrows(MPIException.class, () -> Datatype.createDarray(1, 0, new int[] {4},
+                        new int[] {7}, new int[] {MPI.DISTRIBUTE_DFLT_DARG}, new int[] {1}, MPI.ORDER_C, MPI.INT));
+                assertEquals(MPI.ERR_ARG, e.getErrorClass());
+                assertTrue(e.getMessage().contains("distribs[0]"), e.getMessage());
+            }
+            s.waitFor();
+        });
+    }
+
+    private static java.nio.IntBuffer ints(int[] values) {
+        java.nio.IntBuffer b = MPI.newIntBuffer(values.length);
+        b.put(values).clear();
+        return b;
+    }
 }
