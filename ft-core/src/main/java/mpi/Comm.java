@@ -41,6 +41,13 @@ public class Comm implements Freeable, Cloneable {
      * keep matching the survivors' messages.
      */
     boolean anySourceRule;
+    /** FT-MPI recovery of this process's job (shared by COMM_WORLD and everything made from it); null for none. */
+    Recovery recovery;
+    /**
+     * Comm-mode BLANK: the ranks of the members that are not blanks, in order, when some member is
+     * a blank (a failed process a recovery covered); null otherwise. Collectives run over these.
+     */
+    int[] live;
 
     Comm() {}
 
@@ -56,6 +63,26 @@ public class Comm implements Freeable, Cloneable {
         this.errhandler = MPI.ERRORS_ARE_FATAL;
         this.ft = engine.registerComm(context, world);
         this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
+        this.epoch = engine.generation();
+        this.live = engine.recovers() ? BlankColls.liveRanks(engine, world) : null;
+    }
+
+    /**
+     * FT-MPI recovery: re-makes this predefined communicator (COMM_WORLD or COMM_SELF) in the new
+     * generation with the given members, keeping its context id, name and error handler; its
+     * construction and agreement sequences restart, as after MPI_Init.
+     */
+    final void rebind(int[] members, int newRank) {
+        Errhandler h = errhandler;
+        bind(engine, context, newRank, members, name, true);
+        errhandler = h;
+        acked = 0;
+        synchronized (this) {
+            creations = 0;
+            agreements = 0;
+            channel = null;
+            schedule = null;
+        }
     }
 
     // ------------------------------------------------------------------ basics
@@ -409,6 +436,9 @@ public class Comm implements Freeable, Cloneable {
 
     final Intracomm dupIntra(String op) throws MPIException {
         check(op);
+        if (recovery != null && recovery.world == this && engine.needsRecovery()) {
+            return recovery.recoverFromDup(); // FT-MPI manual recovery: MPI_Comm_dup(MPI_COMM_WORLD)
+        }
         int id = agreeContext(op, K_DUP, true);
         Intracomm c = initDerived(newSameKind(), id, rank, world, name + ".dup");
         c.hints = hints;
@@ -484,6 +514,7 @@ public class Comm implements Freeable, Cloneable {
     final <C extends Comm> C initDerived(C c, int id, int newRank, int[] members, String newName) {
         c.bind(engine, id, newRank, members, newName, false);
         c.errhandler = errhandler;
+        c.recovery = recovery;
         return c;
     }
 
@@ -506,6 +537,21 @@ public class Comm implements Freeable, Cloneable {
         return Collectives.load();
     }
 
+    /**
+     * The channel the collectives run over: {@link #channel()}, or under comm-mode BLANK with
+     * blanks the channel over the non-blank members only (spec 4.1: blanks are skipped, a
+     * non-blank temporary root, no invented values, user operations never see a blank).
+     */
+    final Channel cc() {
+        Channel c = channel();
+        return live == null ? c : new BlankColls.Dense(c, live, rank);
+    }
+
+    /** {@code root} as a rank of {@link #cc()}; -1 when the root is a blank. */
+    final int rt(int root) {
+        return live == null ? root : BlankColls.indexOf(live, root);
+    }
+
     /** The collective context as a {@link Channel}. */
     private final class CollChannel implements Channel {
         @Override public int rank() { return rank; }
@@ -520,7 +566,7 @@ public class Comm implements Freeable, Cloneable {
 
         @Override
         public org.ftmpi.p2p.Request receive(int source, int tag, MemorySegment into) {
-            return engine.receive(context + 1, source, world[source], tag, into, 0, into.byteSize());
+            return engine.receive(context + 1, epoch, source, world[source], tag, into, 0, into.byteSize());
         }
 
         @Override
@@ -674,15 +720,16 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void barrier() throws MPIException {
         check("barrier");
-        runColl("barrier", () -> Dissemination.barrier(channel()));
+        runColl("barrier", () -> Dissemination.barrier(cc()));
     }
 
     /** MPI_BCAST (binomial tree). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
         check("bcast");
         checkRoot("bcast", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         Buf b = buf(buf, count, type, "bcast", null);
-        runColl("bcast", () -> collectives().bcast(channel(), b.seg, root));
+        runColl("bcast", () -> collectives().bcast(cc(), b.seg, rt(root)));
         b.done();
     }
 
@@ -692,9 +739,10 @@ public class Comm implements Freeable, Cloneable {
         check("reduce");
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
+        if (rt(root) < 0) return;
         Buf s = buf(sendbuf, count, type, "reduce", null);
         Buf r = rank == root ? buf(recvbuf, count, type, "reduce", null) : null;
-        runColl("reduce", () -> collectives().reduce(channel(), s.seg, r == null ? null : r.seg, count, red, root));
+        runColl("reduce", () -> collectives().reduce(cc(), s.seg, r == null ? null : r.seg, count, red, rt(root)));
         if (r != null) r.done();
     }
 
@@ -703,9 +751,10 @@ public class Comm implements Freeable, Cloneable {
         check("reduce");
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
+        if (rt(root) < 0) return;
         Buf b = buf(buf, count, type, "reduce", null);
         MemorySegment send = rank == root ? b.copy() : b.seg;
-        runColl("reduce", () -> collectives().reduce(channel(), send, b.seg, count, red, root));
+        runColl("reduce", () -> collectives().reduce(cc(), send, b.seg, count, red, rt(root)));
         if (rank == root) b.done();
     }
 
@@ -716,7 +765,7 @@ public class Comm implements Freeable, Cloneable {
         Reducer red = reducerFor(op, type, "allReduce");
         Buf s = buf(sendbuf, count, type, "allReduce", null);
         Buf r = buf(recvbuf, count, type, "allReduce", null);
-        runColl("allReduce", () -> collectives().allReduce(channel(), s.seg, r.seg, count, red));
+        runColl("allReduce", () -> collectives().allReduce(cc(), s.seg, r.seg, count, red));
         r.done();
     }
 
@@ -726,7 +775,7 @@ public class Comm implements Freeable, Cloneable {
         Reducer red = reducerFor(op, type, "allReduce");
         Buf b = buf(buf, count, type, "allReduce", null);
         MemorySegment send = b.copy();
-        runColl("allReduce", () -> collectives().allReduce(channel(), send, b.seg, count, red));
+        runColl("allReduce", () -> collectives().allReduce(cc(), send, b.seg, count, red));
         b.done();
     }
 
@@ -746,6 +795,7 @@ public class Comm implements Freeable, Cloneable {
                              Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("gather");
         checkRoot("gather", root);
+        if (rt(root) < 0) return;
         Buf s = buf(sendbuf, sendcount, sendtype, "gather", "sendcount");
         Buf r = null;
         MemorySegment[] blocks = null;
@@ -754,8 +804,8 @@ public class Comm implements Freeable, Cloneable {
             r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "gather", "recvcount");
             blocks = blocks(r, recvcount, recvtype);
         }
-        MemorySegment[] bl = blocks;
-        runColl("gather", () -> collectives().gatherv(channel(), s.seg, bl, root));
+        MemorySegment[] bl = live == null || blocks == null ? blocks : BlankColls.select(blocks, live);
+        runColl("gather", () -> collectives().gatherv(cc(), s.seg, bl, rt(root)));
         if (r != null) r.done();
     }
 
@@ -1562,7 +1612,7 @@ public class Comm implements Freeable, Cloneable {
     }
 
     org.ftmpi.p2p.Request startRecv(Buffers.Region g, int source, int tag) {
-        return engine.receive(context, source, source >= 0 ? world[source] : -1, tag, g.seg, g.off, g.bytes);
+        return engine.receive(context, epoch, source, source >= 0 ? world[source] : -1, tag, g.seg, g.off, g.bytes);
     }
 
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */
@@ -1643,6 +1693,10 @@ public class Comm implements Freeable, Cloneable {
                 ? new ProcFailedException(e.errorClass(), msg, e.failedRank())
                 : e.errorClass() == MPI.ERR_REVOKED ? new RevokedException(msg)
                 : MPIException.of(e.errorClass(), msg);
+        Recovery rc = recovery;
+        if (rc != null && rc.auto && engine != null && engine.needsRecovery()) {
+            return rc.autoRecover(ex); // FT-MPI AUTO: recover, then COMM_WORLD's error handler
+        }
         return handle(ex);
     }
 

@@ -42,6 +42,8 @@ final class Job implements Controller.Events {
     private final boolean[] declaredFailed;
     /** Whether a failure aborts the job (see {@link #abortsOnFailure}). */
     private final boolean abortOnFailure;
+    /** Whether the survivors recover from failures (see {@link #recoversFromFailure}). */
+    private final boolean recovering;
     private final List<ProcessHandle> killList = new ArrayList<>();
     private final List<Thread> forwarders = new ArrayList<>();
     private final CountDownLatch allExited;
@@ -75,6 +77,7 @@ final class Job implements Controller.Events {
         procs = new Process[n];
         declaredFailed = new boolean[n];
         abortOnFailure = abortsOnFailure(spec.options());
+        recovering = recoversFromFailure(spec.options());
         allExited = new CountDownLatch(n);
     }
 
@@ -199,11 +202,12 @@ final class Job implements Controller.Events {
                 if (ending) {
                     return;
                 }
-                if (status != 0 && firstNonZero == 0) {
-                    firstNonZero = status;
-                }
                 boolean failed = !controller.hasFinalized(rank)
                         && (status != 0 || controller.isRegistered(rank));
+                // Under FT-MPI recovery a failed rank is recovered from: its status is not the job's.
+                if (status != 0 && firstNonZero == 0 && !(failed && recovering)) {
+                    firstNonZero = status;
+                }
                 if (failed && !declaredFailed[rank]) {
                     declaredFailed[rank] = true;
                     reportDeathAndAbort(rank, p, status);
@@ -230,10 +234,43 @@ final class Job implements Controller.Events {
             int code = status != 0 ? status : 1;
             controller.notifyAbort(code, "rank " + rank + " " + how);
             terminate(code);
+        } else if (recovering) {
+            console.message(what + "; the survivors recover (" + modes() + ")");
+            checkAllLost(status != 0 ? status : 1);
         } else {
             console.message(what + "; the survivors continue (recovery-mode ignore)");
             if (firstNonZero == 0) firstNonZero = status != 0 ? status : 1;
         }
+    }
+
+    /** {@code comm-mode X, recovery-mode Y} of this job, for messages. */
+    private String modes() {
+        return "comm-mode " + spec.options().get("comm-mode") + ", recovery-mode "
+                + spec.options().getOrDefault("recovery-mode", "manual");
+    }
+
+    /**
+     * FT-MPI's first pathological failure (spec 3.1): every process of the job failed, so nobody
+     * is left to recover. The job ends with the status of the last failure.
+     */
+    private void checkAllLost(int status) {
+        for (int r = 0; r < n; r++) {
+            Process q = procs[r];
+            if (!declaredFailed[r] && q != null && (q.isAlive() || controller.hasFinalized(r))) return;
+        }
+        console.message("every rank of the job has failed; nothing is left to recover (" + modes() + ")");
+        if (firstNonZero == 0) firstNonZero = status;
+    }
+
+    /**
+     * Whether the survivors of a failure recover (FT-MPI comm-mode shrink, blank or rebuild with
+     * recovery-mode auto or manual): the job goes on and a recovered failure does not decide the
+     * job's exit status.
+     */
+    static boolean recoversFromFailure(Map<String, String> options) {
+        String mode = options.getOrDefault("comm-mode", LauncherOptions.COMM_MODE_ABORT);
+        String rec = options.getOrDefault("recovery-mode", "manual");
+        return !mode.equals(LauncherOptions.COMM_MODE_ABORT) && !rec.equals("ignore");
     }
 
     /**
@@ -264,6 +301,9 @@ final class Job implements Controller.Events {
             console.message(what + "; aborting the job (comm-mode abort)");
             controller.notifyAbort(FENCED_STATUS, "rank " + rank + " " + how);
             terminate(FENCED_STATUS);
+        } else if (recovering) {
+            console.message(what + "; killed it (SIGKILL), the survivors recover (" + modes() + ")");
+            checkAllLost(FENCED_STATUS);
         } else {
             console.message(what + "; killed it (SIGKILL), the survivors continue (recovery-mode ignore)");
             if (firstNonZero == 0) firstNonZero = FENCED_STATUS;
