@@ -541,12 +541,11 @@ public final class MPI {
     }
 
     /**
-     * Whether this process replaces a failed one (MPI_INIT_RESTARTED_NODE, comm-mode REBUILD).
-     * Always false in this version: REBUILD is not built yet.
+     * Whether this process replaces a failed one (comm-mode REBUILD): the Java form of MPI_Init
+     * returning MPI_INIT_RESTARTED_NODE.
      */
     public static boolean isRestarted() throws MPIException {
-        check();
-        return false;
+        return recovery().engine.isRestarted();
     }
 
     /** FT-MPI state of a communicator (seed 004, section 3). */

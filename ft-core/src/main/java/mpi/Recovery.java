@@ -23,7 +23,9 @@ import org.ftmpi.p2p.P2pException;
  * of all the job's processes (a fresh one per generation, context id {@code -2 - 2g}) and so
  * agree on the failed set; the engine starts generation g (older messages are dropped, every
  * other communicator is invalidated) and COMM_WORLD and COMM_SELF are re-made: SHRINK with the
- * survivors in their old order, BLANK with the old size and the failed ranks as blanks. While
+ * survivors in their old order, BLANK with the old size and the failed ranks as blanks, REBUILD
+ * with the old size once every failed rank's replacement (started by the controller) has been
+ * connected to. While
  * failures remain that the agreed set does not cover, another round follows. Then the recovery
  * listeners run in registration order.
  *
@@ -93,6 +95,7 @@ final class Recovery {
         for (int w = 0; w < n; w++) coveredBefore[w] = engine.isRecovered(w);
         int[] all = new int[n];
         for (int w = 0; w < n; w++) all[w] = w;
+        boolean[] newly = new boolean[n];
         try {
             while (engine.needsRecovery()) {
                 int g = engine.generation() + 1;
@@ -104,6 +107,14 @@ final class Recovery {
                     throw MPIException.of(e.errorClass(), "recovery: " + e.getMessage());
                 }
                 int[] failed = d.failedWorld();
+                for (int w : failed) newly[w] |= !coveredBefore[w];
+                if (commMode == MPI.FTMPI_COMM_MODE_REBUILD) {
+                    try {
+                        engine.awaitReplacements(failed);
+                    } catch (P2pException e) {
+                        throw MPIException.of(e.errorClass(), "recovery: " + e.getMessage());
+                    }
+                }
                 engine.beginGeneration(g, failed, () -> rebindWorld(failed));
             }
         } finally {
@@ -111,7 +122,7 @@ final class Recovery {
         }
         List<Integer> covered = new ArrayList<>();
         for (int i = 0; i < before.length; i++) {
-            if (engine.isRecovered(before[i]) && !coveredBefore[before[i]]) covered.add(i);
+            if (newly[before[i]]) covered.add(i);
         }
         int[] failedRanks = covered.stream().mapToInt(Integer::intValue).toArray();
         lastFailed = failedRanks;
@@ -139,7 +150,7 @@ final class Recovery {
         int me = engine.rank();
         engine.unregisterComm(world.context);
         engine.unregisterComm(self.context);
-        if (commMode == MPI.FTMPI_COMM_MODE_BLANK) {
+        if (commMode == MPI.FTMPI_COMM_MODE_BLANK || commMode == MPI.FTMPI_COMM_MODE_REBUILD) {
             int[] members = new int[n];
             for (int w = 0; w < n; w++) members[w] = w;
             world.rebind(members, me);
@@ -207,7 +218,9 @@ final class Recovery {
     /** FT-MPI state of the process that had rank {@code worldRank} in the job's initial COMM_WORLD. */
     ProcState procState(int worldRank) {
         if (engine.isRecovered(worldRank)) return ProcState.FAILED;
-        if (engine.isFailed(worldRank)) return ProcState.UNAVAILABLE;
+        if (engine.isFailed(worldRank)) {
+            return engine.replacementAnnounced(worldRank) ? ProcState.JOINING : ProcState.UNAVAILABLE;
+        }
         return ProcState.OK;
     }
 }

@@ -9,7 +9,7 @@ public enum ProcState {
     OK,
     /** Known failed here, but no recovery has covered it yet ("we have no vote to remove it yet"). */
     UNAVAILABLE,
-    /** A replacement is being started for it (comm-mode REBUILD; not built yet, never reported). */
+    /** Failed, and its replacement (comm-mode REBUILD) has registered but not joined yet. */
     JOINING,
     /** Failed, and a recovery agreed so: removed (SHRINK) or a blank (BLANK). */
     FAILED

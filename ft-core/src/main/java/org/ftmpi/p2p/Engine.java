@@ -116,14 +116,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             fragment[r] = route[r].limits().maxFragmentBytes();
             pinnedMin[r] = route[r].limits().singleCopyMinBytes();
         }
-        List<Transport> routed = new ArrayList<>(), spare = new ArrayList<>();
-        for (Transport t : transports) {
-            boolean used = false;
-            for (Transport r : route) used |= r == t;
-            (used ? routed : spare).add(t);
-        }
-        busy = routed.toArray(new Transport[0]);
-        idleTransports = spare.toArray(new Transport[0]);
+        classifyTransports();
         sequence = new long[size];
         peerFailed = new boolean[size];
         peerFailure = new String[size];
@@ -132,9 +125,24 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         String commMode = job.option("comm-mode", "abort");
         ftmpi = !commMode.equals("abort") && !job.option("recovery-mode", "manual").equals("ignore");
         blankMode = ftmpi && commMode.equals("blank");
+        rebuildMode = ftmpi && commMode.equals("rebuild");
+        restarted = Boolean.parseBoolean(job.option("restarted", "false"));
         recovered = new boolean[size];
         agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
         agent.start();
+        if (restarted) awaitWelcome();
+    }
+
+    /** Splits the transports into those that route some peer ({@link #busy}) and the idle ones. */
+    private void classifyTransports() {
+        List<Transport> routed = new ArrayList<>(), spare = new ArrayList<>();
+        for (Transport t : transports) {
+            boolean used = false;
+            for (Transport r : route) used |= r == t;
+            (used ? routed : spare).add(t);
+        }
+        busy = routed.toArray(new Transport[0]);
+        idleTransports = spare.toArray(new Transport[0]);
     }
 
     public int rank() { return rank; }
@@ -470,7 +478,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.DATA -> onData(h, payload);
             case FrameHeader.FT -> {
                 int ctx = FrameHeader.context(h);
-                if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
+                if (ctx == WELCOME) welcome(FrameHeader.epoch(h));
+                else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
                 else ft.onFrame(peer, ctx, FrameHeader.tag(h), payload);
             }
             case FrameHeader.SYNC_ACK -> {
@@ -943,6 +952,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** FT-MPI recovery is on: comm-mode shrink/blank/rebuild and recovery-mode auto/manual. */
     private final boolean ftmpi;
+    /** Comm-mode rebuild: failed ranks are replaced by new processes. */
+    private final boolean rebuildMode;
+    /** This process replaces a failed one (MPI_INIT_RESTARTED_NODE). */
+    private final boolean restarted;
+    /** Rebuild: endpoints of the replacements announced by the controller, by world rank. */
+    private final HashMap<Integer, Map<String, byte[]>> replacements = new HashMap<>();
+    /** A replacement's first FT frame from each survivor: its context id, and the generation as epoch. */
+    static final int WELCOME = Integer.MIN_VALUE;
+    private volatile boolean welcomed;
     /** Comm-mode blank: recovered failed members of a communicator act as PROC_NULL. */
     private final boolean blankMode;
     /**
@@ -970,6 +988,105 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** The current generation (number of recoveries); the epoch of communicators made now. */
     public int generation() { return generation; }
+
+    /** Whether this process replaces a failed one (comm-mode rebuild; MPI_INIT_RESTARTED_NODE). */
+    public boolean isRestarted() { return restarted; }
+
+    /** Whether the controller announced a replacement for this world rank that has not joined yet. */
+    public boolean replacementAnnounced(int worldRank) {
+        lock.lock();
+        try {
+            return replacements.containsKey(worldRank);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void processReplaced(int worldRank, long procId, String host, Map<String, byte[]> endpoints) {
+        lock.lock();
+        try {
+            replacements.put(worldRank, endpoints);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Rebuild: waits (progressing) until the controller has announced a replacement for every
+     * world rank in {@code failedWorld}.
+     */
+    public void awaitReplacements(int[] failedWorld) throws P2pException {
+        int idle = 0;
+        while (true) {
+            int work = 0;
+            if (lock.tryLock()) {
+                try {
+                    boolean all = true;
+                    for (int w : failedWorld) all &= replacements.containsKey(w);
+                    if (all) return;
+                    work = progressLocked();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
+            idle = work > 0 ? 0 : idle(idle);
+        }
+    }
+
+    /**
+     * Rebuild, under the lock: connects to the replacement of {@code w} (over the transport with
+     * the highest exclusivity that can reach it: TCP, since shared-memory pairs are not
+     * re-made), makes it a live peer again and sends it WELCOME with the generation.
+     */
+    private void join(int w) {
+        Map<String, byte[]> eps = replacements.remove(w);
+        Transport best = null;
+        String error = "no transport reaches it";
+        for (Transport t : transports) {
+            try {
+                if (t.reconnect(w, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
+                    best = t;
+                }
+            } catch (IOException e) {
+                error = e.getMessage();
+            }
+        }
+        if (best == null) {
+            peerFailure[w] = "its replacement could not be reached: " + error;
+            return; // stays failed; the next round of the recovery handles it
+        }
+        route[w] = best;
+        eagerLimit[w] = best.limits().eagerLimitBytes();
+        fragment[w] = best.limits().maxFragmentBytes();
+        pinnedMin[w] = best.limits().singleCopyMinBytes();
+        sequence[w] = 0;
+        classifyTransports();
+        peerFailed[w] = false;
+        peerFailure[w] = null;
+        failedOrder.remove((Integer) w);
+        recovered[w] = false;
+        try {
+            writeFrame(w, FrameHeader.FT, WELCOME, rank, 0, generation, 0, 0, 0, null, 0, 0);
+        } catch (IOException e) {
+            peerLost(w, e.getMessage());
+        }
+    }
+
+    /** A replacement learns the survivors' generation from their WELCOME. */
+    private void welcome(int g) {
+        if (restarted && !welcomed) {
+            generation = g;
+            welcomed = true;
+        }
+    }
+
+    /** A replacement's MPI_Init waits until a survivor welcomed it (it then knows the generation). */
+    private void awaitWelcome() {
+        int idle = 0;
+        while (!welcomed && abortReason == null && !closed) idle = progress() > 0 ? 0 : idle(idle);
+    }
 
     /** Whether a recovery covered the failure of this world rank. */
     public boolean isRecovered(int worldRank) { return recovered[worldRank]; }
@@ -1000,6 +1117,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             for (int w : failedWorld) recovered[w] = true;
             generation = g;
             ftmpiActive = true;
+            if (rebuildMode) {
+                for (int w : failedWorld) if (replacements.containsKey(w)) join(w);
+            }
             for (MatchQueues q : contexts.values()) {
                 q.unexpected.removeIf(u -> u.epoch < g);
                 for (Request r : q.posted) {

@@ -55,6 +55,8 @@ public final class Controller implements AutoCloseable {
     private final boolean[] finalized;
     private final boolean[] released;
     private final boolean[] exited;
+    /** Ranks whose replacement was started and has not registered yet (comm-mode rebuild). */
+    private final boolean[] replacing;
     private final List<Conn> all = new ArrayList<>();
     private int registered;
     private boolean tableSent;
@@ -73,6 +75,7 @@ public final class Controller implements AutoCloseable {
         this.finalized = new boolean[size];
         this.released = new boolean[size];
         this.exited = new boolean[size];
+        this.replacing = new boolean[size];
         server = new ServerSocket();
         server.bind(new InetSocketAddress(bind, 0), Math.max(50, size));
         Thread t = new Thread(this::acceptLoop, "ftmpirun-accept");
@@ -112,6 +115,21 @@ public final class Controller implements AutoCloseable {
         if (impossible != null) {
             events.exchangeImpossible(impossible);
         }
+    }
+
+    /**
+     * Comm-mode rebuild: the job started process {@code procId} to replace the failed process of
+     * {@code rank}. Its REGISTER is accepted; it gets the table, and the other ranks REPLACED.
+     */
+    public synchronized void replace(int rank, long procId) {
+        procIds[rank] = procId;
+        if (regs[rank] != null) registered--;
+        regs[rank] = null;
+        conns[rank] = null;
+        finalized[rank] = false;
+        released[rank] = false;
+        exited[rank] = false;
+        replacing[rank] = true;
     }
 
     /** Sends PROCESS_FAILED to every connected rank but the failed one. */
@@ -274,7 +292,10 @@ public final class Controller implements AutoCloseable {
         console.log("rank " + r.rank() + " registered (procId " + r.procId() + ", host " + r.host()
                 + ", transports " + r.endpoints().keySet() + ")");
         String impossible = exchangeImpossible(r.rank());
-        if (registered == size && !tableSent) {
+        if (tableSent && replacing[r.rank()]) {
+            replacing[r.rank()] = false;
+            joinReplacement(c, r);
+        } else if (registered == size && !tableSent) {
             tableSent = true;
             List<ControlMessages.Entry> rows = new ArrayList<>(size);
             for (ControlMessages.Register g : regs) {
@@ -287,6 +308,27 @@ public final class Controller implements AutoCloseable {
             console.log("endpoint exchange complete: sent the table of " + size + " ranks");
         }
         return impossible;
+    }
+
+    /**
+     * A replacement registered: it gets the table of the live ranks (ranks that are dead or
+     * being replaced themselves have no endpoints: one replacement joins at a time), every other
+     * rank gets REPLACED and connects to it when its recovery ends.
+     */
+    private void joinReplacement(Conn c, ControlMessages.Register r) {
+        List<ControlMessages.Entry> rows = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            ControlMessages.Register g = regs[i];
+            boolean live = g != null && !exited[i] && !replacing[i];
+            rows.add(live ? new ControlMessages.Entry(g.procId(), g.host(), g.endpoints())
+                    : new ControlMessages.Entry(procIds[i], "", java.util.Map.of()));
+        }
+        c.trySend(ControlMessages.table(rows));
+        Frame rep = ControlMessages.replaced(r);
+        for (Conn x : all) {
+            if (x != c && x.rank >= 0 && x.rank != r.rank()) x.trySend(rep);
+        }
+        console.log("rank " + r.rank() + " rejoined as process " + r.procId() + "; told the other ranks");
     }
 
     /** A message when the exchange can never complete, else null. */

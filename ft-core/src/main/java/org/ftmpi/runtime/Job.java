@@ -45,8 +45,20 @@ final class Job implements Controller.Events {
     /** Whether the survivors recover from failures (see {@link #recoversFromFailure}). */
     private final boolean recovering;
     private final List<ProcessHandle> killList = new ArrayList<>();
-    private final List<Thread> forwarders = new ArrayList<>();
-    private final CountDownLatch allExited;
+    private final List<Thread> forwarders = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** Released when every process the job started has exited. */
+    private final CountDownLatch allExited = new CountDownLatch(1);
+    /** Processes started and not exited yet; {@link #spawning} while the initial ones start. */
+    private int running;
+    private boolean spawning = true;
+    /** Comm-mode rebuild: a failed rank is replaced by a new process. */
+    private final boolean rebuild;
+    /** Replacements started so far, and the limit (job option {@code max-respawns}, default unlimited). */
+    private int respawns;
+    private final int maxRespawns;
+    /** Next process id: never reused, replacements continue after the initial ranks. */
+    private long nextProcId;
+    private String host;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "ftmpirun-timer");
         t.setDaemon(true);
@@ -74,11 +86,13 @@ final class Job implements Controller.Events {
         for (int i = 0; i < n; i++) {
             procIds[i] = i + 1L; // never reused: replacements continue the counter
         }
+        nextProcId = n + 1L;
         procs = new Process[n];
         declaredFailed = new boolean[n];
         abortOnFailure = abortsOnFailure(spec.options());
         recovering = recoversFromFailure(spec.options());
-        allExited = new CountDownLatch(n);
+        rebuild = recovering && "rebuild".equals(spec.options().get("comm-mode"));
+        maxRespawns = Integer.parseInt(spec.options().getOrDefault("max-respawns", Integer.toString(Integer.MAX_VALUE)));
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -89,10 +103,10 @@ final class Job implements Controller.Events {
         Runtime.getRuntime().addShutdownHook(hook);
         console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()
                 + ", " + n + " ranks");
-        String host = hostName();
+        host = hostName();
         for (int r = 0; r < n; r++) {
             try {
-                spawn(r, host);
+                spawn(r, host, false);
             } catch (IOException e) {
                 synchronized (this) {
                     if (!ending) {
@@ -100,11 +114,12 @@ final class Job implements Controller.Events {
                     }
                 }
                 terminate(1);
-                for (int k = r; k < n; k++) {
-                    allExited.countDown();
-                }
                 break;
             }
+        }
+        synchronized (this) {
+            spawning = false;
+            if (running == 0) allExited.countDown();
         }
         for (FaultInjection f : spec.injections()) {
             timer.schedule(() -> inject(f), f.afterMs(), TimeUnit.MILLISECONDS);
@@ -116,7 +131,7 @@ final class Job implements Controller.Events {
             }, spec.timeoutSeconds(), TimeUnit.SECONDS);
         }
         allExited.await();
-        for (Thread t : forwarders) {
+        for (Thread t : List.copyOf(forwarders)) {
             t.join(2_000);
         }
         controller.close();
@@ -129,7 +144,8 @@ final class Job implements Controller.Events {
         return code;
     }
 
-    private void spawn(int rank, String host) throws IOException {
+    /** Starts the process of {@code rank}; a {@code replacement} runs with job option {@code restarted=true}. */
+    private void spawn(int rank, String host, boolean replacement) throws IOException {
         List<String> cmd = new ArrayList<>(rankCommand);
         if (spec.mainClass() != null) {
             cmd.add(spec.mainClass());
@@ -148,7 +164,15 @@ final class Job implements Controller.Events {
         env.put(RuntimeEnv.PROC_ID, Long.toString(procIds[rank]));
         env.put(RuntimeEnv.CONTROLLER, controller.address());
         env.put(RuntimeEnv.HOST, host);
-        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(spec.options()));
+        Map<String, String> options = spec.options();
+        if (replacement) {
+            // A replacement takes no part in the heartbeat ring (the survivors' rings skip the
+            // failed rank for good); the controller still sees its exit at once.
+            options = new java.util.LinkedHashMap<>(options);
+            options.put("restarted", "true");
+            options.put("hb-period", "0");
+        }
+        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(options));
         Process p;
         synchronized (this) {
             if (ending) {
@@ -157,6 +181,7 @@ final class Job implements Controller.Events {
             p = pb.start();
             procs[rank] = p;
             killList.add(p.toHandle());
+            running++;
         }
         console.log("started rank " + rank + " as pid " + p.pid());
         forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, rank, spec.tagOutput()));
@@ -195,6 +220,13 @@ final class Job implements Controller.Events {
 
     private void rankExited(int rank, Process p) {
         int status = p.exitValue();
+        synchronized (this) {
+            if (procs[rank] != p) { // a replaced process (comm-mode rebuild): its failure was handled
+                console.log("replaced process of rank " + rank + " (pid " + p.pid() + ") " + ExitStatus.describe(status));
+                processEnded();
+                return;
+            }
+        }
         try {
             controller.rankExited(rank);
             synchronized (this) {
@@ -216,8 +248,12 @@ final class Job implements Controller.Events {
         } catch (RuntimeException e) {
             internalError(e);
         } finally {
-            allExited.countDown();
+            processEnded();
         }
+    }
+
+    private synchronized void processEnded() {
+        if (--running == 0 && !spawning) allExited.countDown();
     }
 
     /**
@@ -236,7 +272,7 @@ final class Job implements Controller.Events {
             terminate(code);
         } else if (recovering) {
             console.message(what + "; the survivors recover (" + modes() + ")");
-            checkAllLost(status != 0 ? status : 1);
+            if (!checkAllLost(status != 0 ? status : 1) && rebuild) respawn(rank);
         } else {
             console.message(what + "; the survivors continue (recovery-mode ignore)");
             if (firstNonZero == 0) firstNonZero = status != 0 ? status : 1;
@@ -253,13 +289,44 @@ final class Job implements Controller.Events {
      * FT-MPI's first pathological failure (spec 3.1): every process of the job failed, so nobody
      * is left to recover. The job ends with the status of the last failure.
      */
-    private void checkAllLost(int status) {
+    private boolean checkAllLost(int status) {
         for (int r = 0; r < n; r++) {
             Process q = procs[r];
-            if (!declaredFailed[r] && q != null && (q.isAlive() || controller.hasFinalized(r))) return;
+            if (!declaredFailed[r] && q != null && (q.isAlive() || controller.hasFinalized(r))) return false;
         }
         console.message("every rank of the job has failed; nothing is left to recover (" + modes() + ")");
         if (firstNonZero == 0) firstNonZero = status;
+        return true;
+    }
+
+    /**
+     * Comm-mode rebuild: starts a new process (new process id) for the failed rank; it joins the
+     * job when the survivors' recovery connects to it. Without resources (the spawn fails, or
+     * {@code max-respawns} replacements were started) the job cannot recover and is aborted
+     * (FT-MPI's second pathological failure, spec 3.1).
+     */
+    private synchronized void respawn(int rank) {
+        String why = null;
+        if (respawns >= maxRespawns) {
+            why = "no resources to replace rank " + rank + " (max-respawns " + maxRespawns + " reached)";
+        } else {
+            respawns++;
+            long id = nextProcId++;
+            procIds[rank] = id;
+            controller.replace(rank, id);
+            declaredFailed[rank] = false;
+            try {
+                spawn(rank, host, true);
+                console.message("started a replacement for rank " + rank + " (pid " + procs[rank].pid()
+                        + ", process id " + id + ")");
+                return;
+            } catch (IOException e) {
+                why = "cannot start a replacement for rank " + rank + ": " + e.getMessage();
+            }
+        }
+        console.message(why + "; the job cannot recover (comm-mode rebuild); aborting the job");
+        controller.notifyAbort(1, why);
+        terminate(1);
     }
 
     /**
@@ -303,7 +370,7 @@ final class Job implements Controller.Events {
             terminate(FENCED_STATUS);
         } else if (recovering) {
             console.message(what + "; killed it (SIGKILL), the survivors recover (" + modes() + ")");
-            checkAllLost(FENCED_STATUS);
+            if (!checkAllLost(FENCED_STATUS) && rebuild) respawn(rank);
         } else {
             console.message(what + "; killed it (SIGKILL), the survivors continue (recovery-mode ignore)");
             if (firstNonZero == 0) firstNonZero = FENCED_STATUS;

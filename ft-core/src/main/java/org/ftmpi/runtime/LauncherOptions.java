@@ -22,7 +22,7 @@ public final class LauncherOptions {
     /** FT-MPI collective modes (chapter 5.2). */
     public static final List<String> COLL_MODES = List.of("atomic", "nonatomic");
     /** Valid mode values whose semantics are not built yet: rejected with a usage error. */
-    private static final Set<String> NOT_BUILT = Set.of("comm-mode=rebuild", "msg-mode=cont", "coll-mode=atomic");
+    private static final Set<String> NOT_BUILT = Set.of("msg-mode=cont", "coll-mode=atomic");
     /** JVM options that take the next token as their value. */
     private static final Set<String> JVM_TWO_TOKEN = Set.of("--add-modules", "--add-opens",
             "--add-exports", "--add-reads", "--module-path", "-p", "--upgrade-module-path",
@@ -45,8 +45,9 @@ public final class LauncherOptions {
               --comm-mode MODE      what a rank's death does (FT-MPI): "abort" (default) ends
                                     the job; "shrink" rebuilds MPI.COMM_WORLD from the
                                     survivors (contiguous, old order); "blank" keeps its size,
-                                    failed ranks act as MPI.PROC_NULL ("rebuild" is not
-                                    available yet)
+                                    failed ranks act as MPI.PROC_NULL; "rebuild" starts a new
+                                    process for each failed rank (same rank; at most
+                                    --opt max-respawns=N of them)
               --recovery-mode MODE  how recovery starts: "manual" (default: at MPI.recover()
                                     or MPI.COMM_WORLD.dup()), "auto" (in the first call that
                                     sees the failure); "ignore": never, the survivors go on

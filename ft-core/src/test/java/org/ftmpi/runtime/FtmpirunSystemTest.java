@@ -275,7 +275,7 @@ class FtmpirunSystemTest {
         Result r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--frobnicate", "X"));
         assertEquals(2, r.code());
         assertTrue(r.err().contains("unknown option '--frobnicate'"), r.err());
-        r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--comm-mode", "rebuild", "X"));
+        r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--msg-mode", "cont", "X"));
         assertEquals(2, r.code());
         assertTrue(r.err().contains("not available yet"), r.err());
         r = run(List.of(root().resolve("bin/ftmpirun").toString(), "--help"));

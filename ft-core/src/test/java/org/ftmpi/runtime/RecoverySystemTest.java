@@ -111,4 +111,37 @@ class RecoverySystemTest {
         assertTrue(r.err().contains("every rank of the job has failed; nothing is left to recover"), r.err());
         assertFalse(r.out().contains("finalized"), r.out());
     }
+
+    @Test
+    void rebuildReplacesTheFailedRankWithANewProcess() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto"), "rebuild", "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("started a replacement for rank 2 (pid"), r.err());
+        for (int me : new int[] {0, 1, 3}) {
+            List<String> mine = linesOf(r, me);
+            int a = mine.indexOf("rank " + me + " listener A failed [2] num 1 state RECOVERED");
+            int caught = mine.indexOf("rank " + me + " caught class 16 size 4 state OK");
+            assertTrue(a >= 0 && caught > a, mine.toString());
+            has(r, "rank " + me + " recovered size 4 rank " + me + " failed [2] state OK victim OK old FAILED");
+            has(r, "rank " + me + " old comm: class 5 ERR_COMM");
+            has(r, "rank " + me + " sum 6");
+            has(r, "rank " + me + " finalized");
+        }
+        has(r, "rank 1 tag 7 got 222");
+        has(r, "rank 2 restarted size 4 state OK failed []");
+        has(r, "rank 2 sum 6");
+        has(r, "rank 2 from 0 got 333");
+        has(r, "rank 2 finalized");
+    }
+
+    @Test
+    void rebuildWithoutResourcesEndsTheJobWithAMessage() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto", "--opt", "max-respawns=0"), "rebuild", "1"));
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("no resources to replace rank 1 (max-respawns 0 reached); the job cannot"
+                + " recover (comm-mode rebuild); aborting the job"), r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
 }

@@ -27,6 +27,11 @@ public final class FrameType {
     public static final int ABORT = 16;
     /** Rank to controller: this rank's heartbeat observer declared a rank failed (rank, procId, how). */
     public static final int FAILURE_REPORT = 17;
+    /**
+     * Controller to rank (comm-mode rebuild): the replacement of a failed rank registered (rank,
+     * its new procId, host, endpoints; the layout of REGISTER).
+     */
+    public static final int REPLACED = 18;
 
     private FrameType() {}
 
@@ -44,6 +49,7 @@ public final class FrameType {
             case PROCESS_FAILED -> "PROCESS_FAILED";
             case ABORT -> "ABORT";
             case FAILURE_REPORT -> "FAILURE_REPORT";
+            case REPLACED -> "REPLACED";
             default -> "type " + type;
         };
     }

@@ -19,6 +19,8 @@ import mpi.Status;
  *     victim (a rank of the original COMM_WORLD), it dies after the first recovery;</li>
  * <li>{@code blank VICTIM}: comm-mode blank, manual: point-to-point with the blank, barrier,
  *     bcast, reduce, allreduce (MAXLOC) and gather with a blank member;</li>
+ * <li>{@code rebuild VICTIM}: comm-mode rebuild, recovery auto: the survivors keep their ranks
+ *     and exchange messages with the victim's replacement, which sees {@code MPI.isRestarted()};</li>
  * <li>{@code all}: every rank kills itself.</li>
  * </ul>
  * Output lines start with {@code rank R} (the rank in the original COMM_WORLD).
@@ -34,6 +36,19 @@ public final class RecoveryProbe {
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         me = world.getRank();
+        if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of the victim
+            say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
+                    + Arrays.toString(MPI.getFailedRanks()));
+            int[] sum = new int[1];
+            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            say("sum " + sum[0]);
+            int[] got = new int[1];
+            world.recv(got, 1, MPI.INT, 0, 8);
+            say("from 0 got " + got[0]);
+            MPI.Finalize();
+            say("finalized");
+            return;
+        }
         if (mode.equals("all")) {
             world.barrier();
             die();
@@ -66,7 +81,7 @@ public final class RecoveryProbe {
                 if (mode.equals("dup")) world.dup();
                 else MPI.recover();
             }
-            case "auto" -> {
+            case "auto", "rebuild" -> {
                 try {
                     world.allReduce(new int[] {1}, new int[1], 1, MPI.INT, MPI.SUM);
                     say("allreduce returned");
@@ -97,6 +112,7 @@ public final class RecoveryProbe {
         int[] sum = new int[1];
         world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
         say("sum " + sum[0]);
+        if (mode.equals("rebuild") && me == 0) world.send(new int[] {333}, 1, MPI.INT, victim, 8);
         if (victim2 >= 0) {
             world.barrier();
             if (me == victim2) die();
