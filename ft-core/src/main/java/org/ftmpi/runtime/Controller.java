@@ -55,6 +55,8 @@ public final class Controller implements AutoCloseable {
     private final boolean[] finalized;
     private final boolean[] released;
     private final boolean[] exited;
+    /** Warm spares connected and waiting (ftmpirun -sp), in arrival order. */
+    private final List<Conn> idleSpares = new ArrayList<>();
     /** Ranks whose replacement was started and has not registered yet (comm-mode rebuild). */
     private final boolean[] replacing;
     private final List<Conn> all = new ArrayList<>();
@@ -130,6 +132,31 @@ public final class Controller implements AutoCloseable {
         released[rank] = false;
         exited[rank] = false;
         replacing[rank] = true;
+    }
+
+    /**
+     * Comm-mode rebuild with warm spares: hands {@code rank} to the first waiting spare (ASSIGN)
+     * and returns its process id, or -1 when no spare is waiting.
+     */
+    public synchronized long assignSpare(int rank) {
+        while (!idleSpares.isEmpty()) {
+            Conn c = idleSpares.remove(0);
+            if (c.socket.isClosed()) continue;
+            replace(rank, c.spareProcId);
+            c.trySend(new org.ftmpi.runtime.wire.PayloadWriter().putInt(rank).toFrame(FrameType.ASSIGN));
+            return c.spareProcId;
+        }
+        return -1;
+    }
+
+    /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
+    public void releaseSpares() {
+        List<Conn> l;
+        synchronized (this) {
+            l = List.copyOf(idleSpares);
+            idleSpares.clear();
+        }
+        for (Conn c : l) c.close();
     }
 
     /** Sends PROCESS_FAILED to every connected rank but the failed one. */
@@ -221,6 +248,7 @@ public final class Controller implements AutoCloseable {
         }
         synchronized (this) {
             all.remove(c);
+            idleSpares.remove(c);
             if (!closed && protocolError) {
                 console.message("warning: closing the control connection of "
                         + (c.rank < 0 ? "an unregistered peer" : "rank " + c.rank) + " from " + peer + ": " + end);
@@ -234,6 +262,15 @@ public final class Controller implements AutoCloseable {
     private void handle(Conn c, Frame f) throws IOException {
         switch (f.type()) {
             case FrameType.REGISTER -> register(c, ControlMessages.register(f));
+            case FrameType.SPARE -> {
+                if (c.rank >= 0 || c.spareProcId != 0) throw new IOException("unexpected SPARE");
+                long id = f.reader().getLong();
+                synchronized (this) {
+                    c.spareProcId = id;
+                    if (!closed) idleSpares.add(c);
+                }
+                console.log("warm spare (process id " + id + ") is ready");
+            }
             case FrameType.FINALIZE -> {
                 requireRank(c, f);
                 synchronized (this) {
@@ -370,6 +407,8 @@ public final class Controller implements AutoCloseable {
         final DataInputStream in;
         final DataOutputStream out;
         volatile int rank = -1;
+        /** Process id of a warm spare connection (0 otherwise). */
+        volatile long spareProcId;
 
         Conn(Socket s) throws IOException {
             socket = s;

@@ -59,6 +59,10 @@ final class Job implements Controller.Events {
     /** Next process id: never reused, replacements continue after the initial ranks. */
     private long nextProcId;
     private String host;
+    /** Warm spares (ftmpirun -sp) started and not assigned, by process id. */
+    private final java.util.Map<Long, Process> spares = new java.util.LinkedHashMap<>();
+    /** Spare processes that took over a rank. */
+    private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "ftmpirun-timer");
         t.setDaemon(true);
@@ -117,6 +121,15 @@ final class Job implements Controller.Events {
                 break;
             }
         }
+        int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
+        for (int k = 0; k < nSpares; k++) {
+            try {
+                spawnSpare();
+            } catch (IOException e) {
+                console.message("cannot start a warm spare: " + e.getMessage() + "; continuing with " + k);
+                break;
+            }
+        }
         synchronized (this) {
             spawning = false;
             if (running == 0) allExited.countDown();
@@ -131,6 +144,7 @@ final class Job implements Controller.Events {
             }, spec.timeoutSeconds(), TimeUnit.SECONDS);
         }
         allExited.await();
+        stopSpares();
         for (Thread t : List.copyOf(forwarders)) {
             t.join(2_000);
         }
@@ -199,6 +213,85 @@ final class Job implements Controller.Events {
         } catch (IOException e) {
             // the rank died at once; its exit is reported by onExit
         }
+    }
+
+    /**
+     * Starts a warm spare (ftmpirun -sp): a rank JVM without a rank (FTMPI_SPARE=1) that loads
+     * its classes, connects to the controller and waits to take over a failed rank.
+     */
+    private void spawnSpare() throws IOException {
+        List<String> cmd = new ArrayList<>(rankCommand);
+        if (spec.mainClass() != null) cmd.add(spec.mainClass());
+        cmd.addAll(spec.programArgs());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Map<String, String> env = pb.environment();
+        env.remove(RuntimeEnv.RANK);
+        env.putAll(spec.exportEnv());
+        long id;
+        synchronized (this) {
+            id = nextProcId++;
+        }
+        Map<String, String> options = new java.util.LinkedHashMap<>(spec.options());
+        options.put("restarted", "true");
+        options.put("hb-period", "0");
+        env.put(RuntimeEnv.SPARE, "1");
+        env.put(RuntimeEnv.SIZE, Integer.toString(n));
+        env.put(RuntimeEnv.JOB_ID, HexFormat.of().toHexDigits(jobId));
+        env.put(RuntimeEnv.PROC_ID, Long.toString(id));
+        env.put(RuntimeEnv.CONTROLLER, controller.address());
+        env.put(RuntimeEnv.HOST, host);
+        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(options));
+        Process p;
+        synchronized (this) {
+            if (ending) throw new IOException("the job is being stopped");
+            p = pb.start();
+            spares.put(id, p);
+            killList.add(p.toHandle());
+        }
+        console.log("started warm spare process id " + id + " as pid " + p.pid());
+        forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, -1, spec.tagOutput()));
+        forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, -1, spec.tagOutput()));
+        p.onExit().thenAccept(x -> spareExited(id, x));
+        try (OutputStream stdin = p.getOutputStream()) {
+            stdin.write(SecretLine.format(secret));
+        } catch (IOException e) {
+            // the spare died at once; its exit is reported by onExit
+        }
+    }
+
+    /** A spare process ended: unused (the job ended, or it died waiting), or as a rank it took over. */
+    private void spareExited(long id, Process p) {
+        int rank = -1;
+        synchronized (this) {
+            if (spares.remove(id) != null) {
+                if (!ending && !allDone()) {
+                    console.message("warm spare (process id " + id + ", pid " + p.pid() + ") "
+                            + ExitStatus.describe(p.exitValue()) + "; " + spares.size() + " spare(s) left");
+                }
+                return;
+            }
+            for (int r = 0; r < n; r++) if (procs[r] == p) rank = r;
+        }
+        if (rank >= 0) {
+            rankExited(rank, p);
+        } else {
+            processEnded(); // a spare that took over a rank and was replaced in turn
+        }
+    }
+
+    private synchronized boolean allDone() {
+        return running == 0 && !spawning;
+    }
+
+    /** At the end of the job: the waiting spares are released (they exit 0), stragglers killed. */
+    private void stopSpares() {
+        List<ProcessHandle> left;
+        synchronized (this) {
+            left = spares.values().stream().map(Process::toHandle).toList();
+        }
+        controller.releaseSpares();
+        waitGone(left, 2_000);
+        left.forEach(ProcessHandle::destroyForcibly);
     }
 
     private static void pumpStdin(OutputStream to) {
@@ -306,6 +399,21 @@ final class Job implements Controller.Events {
      * (FT-MPI's second pathological failure, spec 3.1).
      */
     private synchronized void respawn(int rank) {
+        long spare = controller.assignSpare(rank);
+        Process p = spare >= 0 ? spares.remove(spare) : null;
+        if (p != null) {
+            procIds[rank] = spare;
+            declaredFailed[rank] = false;
+            procs[rank] = p;
+            assignedSpares.add(p);
+            running++;
+            console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid() + ", process id "
+                    + spare + "); " + spares.size() + " spare(s) left");
+            return;
+        }
+        if (spec.options().containsKey("spares")) {
+            console.message("no warm spare is ready for rank " + rank + "; starting a new process");
+        }
         String why = null;
         if (respawns >= maxRespawns) {
             why = "no resources to replace rank " + rank + " (max-respawns " + maxRespawns + " reached)";

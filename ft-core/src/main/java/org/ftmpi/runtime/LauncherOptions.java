@@ -53,6 +53,9 @@ public final class LauncherOptions {
                                     sees the failure); "ignore": never, the survivors go on
                                     without recovery (ULFM revoke/agree/shrink; the exit
                                     status still names the dead rank)
+              -sp S, --spares S     start S warm spare JVMs (loaded, connected, waiting) that
+                                    take over failed ranks under --comm-mode rebuild; when
+                                    they run out, new processes are started
               --msg-mode MODE       "reset" (default): no message of an older epoch is ever
                                     delivered after a recovery ("cont" is not available yet)
               --coll-mode MODE      "nonatomic" (default) ("atomic" is not available yet)
@@ -138,6 +141,13 @@ public final class LauncherOptions {
                     String key = name.substring(2);
                     options.put(key, mode(key, (inline != null ? inline : value(args, i++, name)).toLowerCase()));
                 }
+                case "-sp", "--sp", "--spares" -> {
+                    String v = inline != null ? inline : value(args, i++, name);
+                    if (!v.matches("\\d{1,4}")) {
+                        throw new UsageException("option " + name + " needs a number of spare processes, got '" + v + "'");
+                    }
+                    options.put("spares", Integer.toString(Integer.parseInt(v)));
+                }
                 case "--tcp-bind" -> {
                     bind = inline != null ? inline : value(args, i++, name);
                     options.put("tcp-bind", bind);
@@ -193,6 +203,9 @@ public final class LauncherOptions {
         options.put("hb-timeout", Long.toString(hbTimeout));
         if (np < 0) {
             throw new UsageException("missing -np N (number of ranks)");
+        }
+        if (options.containsKey("spares") && !"rebuild".equals(options.get("comm-mode"))) {
+            throw new UsageException("-sp (warm spares) needs --comm-mode rebuild");
         }
         if (main == null && jar == null) {
             throw new UsageException("missing the main class to run");

@@ -116,8 +116,43 @@ class RecoverySystemTest {
     void rebuildReplacesTheFailedRankWithANewProcess() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "rebuild",
                 "--recovery-mode", "auto"), "rebuild", "2"));
-        assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("started a replacement for rank 2 (pid"), r.err());
+        rebuilt(r);
+    }
+
+    @Test
+    void rebuildTakesAWarmSpare() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "-sp", "1", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto"), "rebuild", "2"));
+        assertTrue(r.err().contains("rank 2 is taken over by a warm spare (pid"), r.err());
+        assertFalse(r.err().contains("started a replacement"), r.err());
+        rebuilt(r);
+    }
+
+    @Test
+    void sparesRunOutThenANewProcessIsStarted() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "-sp", "1", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto"), "rebuild", "1", "3"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 1 is taken over by a warm spare (pid"), r.err());
+        assertTrue(r.err().contains("no warm spare is ready for rank 3; starting a new process"), r.err());
+        assertTrue(r.err().contains("started a replacement for rank 3 (pid"), r.err());
+        has(r, "rank 1 restarted size 4 state OK failed []");
+        has(r, "rank 1 from 0 got 333");
+        has(r, "rank 3 restarted size 4 state OK failed []");
+        has(r, "rank 3 from 0 got 444");
+        for (int me : new int[] {0, 1, 2}) {
+            has(r, "rank " + me + " second caught size 4 failed [3]");
+        }
+        for (int me : new int[] {0, 1, 2, 3}) {
+            has(r, "rank " + me + " second sum 6 size 4 rank " + me);
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    /** Comm-mode rebuild, rank 2 of 4 replaced: survivors keep their ranks, the replacement joins. */
+    private static void rebuilt(FtmpirunSystemTest.Result r) {
+        assertEquals(0, r.code(), r.out() + r.err());
         for (int me : new int[] {0, 1, 3}) {
             List<String> mine = linesOf(r, me);
             int a = mine.indexOf("rank " + me + " listener A failed [2] num 1 state RECOVERED");
@@ -143,5 +178,15 @@ class RecoverySystemTest {
         assertTrue(r.err().contains("no resources to replace rank 1 (max-respawns 0 reached); the job cannot"
                 + " recover (comm-mode rebuild); aborting the job"), r.err());
         assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    @Test
+    void unusedWarmSparesEndWithTheJob() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.cmd(List.of("-np", "2", "-sp", "2",
+                "--comm-mode", "rebuild"), "hello"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        has(r, "rank 0 finalized");
+        has(r, "rank 1 finalized");
+        assertFalse(r.err().contains("spare"), r.err());
     }
 }

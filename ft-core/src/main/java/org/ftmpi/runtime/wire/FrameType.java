@@ -32,6 +32,10 @@ public final class FrameType {
      * its new procId, host, endpoints; the layout of REGISTER).
      */
     public static final int REPLACED = 18;
+    /** Warm spare to controller: a spare JVM is ready (its procId). */
+    public static final int SPARE = 19;
+    /** Controller to warm spare: take over this rank (rank). */
+    public static final int ASSIGN = 20;
 
     private FrameType() {}
 
@@ -50,6 +54,8 @@ public final class FrameType {
             case ABORT -> "ABORT";
             case FAILURE_REPORT -> "FAILURE_REPORT";
             case REPLACED -> "REPLACED";
+            case SPARE -> "SPARE";
+            case ASSIGN -> "ASSIGN";
             default -> "type " + type;
         };
     }

@@ -19,8 +19,9 @@ import mpi.Status;
  *     victim (a rank of the original COMM_WORLD), it dies after the first recovery;</li>
  * <li>{@code blank VICTIM}: comm-mode blank, manual: point-to-point with the blank, barrier,
  *     bcast, reduce, allreduce (MAXLOC) and gather with a blank member;</li>
- * <li>{@code rebuild VICTIM}: comm-mode rebuild, recovery auto: the survivors keep their ranks
- *     and exchange messages with the victim's replacement, which sees {@code MPI.isRestarted()};</li>
+ * <li>{@code rebuild VICTIM [VICTIM2]}: comm-mode rebuild, recovery auto: the survivors keep
+ *     their ranks and exchange messages with the victim's replacement, which sees {@code
+ *     MPI.isRestarted()}; a second victim dies after the first recovery;</li>
  * <li>{@code all}: every rank kills itself.</li>
  * </ul>
  * Output lines start with {@code rank R} (the rank in the original COMM_WORLD).
@@ -36,17 +37,10 @@ public final class RecoveryProbe {
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         me = world.getRank();
-        if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of the victim
+        if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of a victim
             say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
                     + Arrays.toString(MPI.getFailedRanks()));
-            int[] sum = new int[1];
-            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
-            say("sum " + sum[0]);
-            int[] got = new int[1];
-            world.recv(got, 1, MPI.INT, 0, 8);
-            say("from 0 got " + got[0]);
-            MPI.Finalize();
-            say("finalized");
+            replacement(world, Integer.parseInt(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : -1);
             return;
         }
         if (mode.equals("all")) {
@@ -114,16 +108,43 @@ public final class RecoveryProbe {
         say("sum " + sum[0]);
         if (mode.equals("rebuild") && me == 0) world.send(new int[] {333}, 1, MPI.INT, victim, 8);
         if (victim2 >= 0) {
-            world.barrier();
-            if (me == victim2) die();
-            try {
-                world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
-                say("second allreduce returned");
-            } catch (ProcFailedException e) {
-                say("second caught size " + world.getSize() + " failed " + Arrays.toString(MPI.getFailedRanks()));
-            }
+            secondFailure(world, victim2);
+            if (mode.equals("rebuild") && me == 0) world.send(new int[] {444}, 1, MPI.INT, victim2, 8);
+        }
+        MPI.Finalize();
+        say("finalized");
+    }
+
+    /** After a barrier {@code victim2} dies; the others see it in an allreduce (AUTO recovers), then sum again. */
+    private static void secondFailure(Intracomm world, int victim2) throws Exception {
+        int[] sum = new int[1];
+        world.barrier();
+        if (me == victim2) die();
+        try {
+            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            say("second allreduce returned");
+        } catch (ProcFailedException e) {
+            say("second caught size " + world.getSize() + " failed " + Arrays.toString(MPI.getFailedRanks()));
+        }
+        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+        say("second sum " + sum[0] + " size " + world.getSize() + " rank " + world.getRank());
+    }
+
+    /** The replacement of {@code victim} or of {@code victim2}: the survivors' calls after their recovery. */
+    private static void replacement(Intracomm world, int victim, int victim2) throws Exception {
+        int[] sum = new int[1];
+        int[] got = new int[1];
+        if (me == victim) {
+            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            say("sum " + sum[0]);
+            world.recv(got, 1, MPI.INT, 0, 8);
+            say("from 0 got " + got[0]);
+            if (victim2 >= 0) secondFailure(world, victim2);
+        } else {
             world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
             say("second sum " + sum[0] + " size " + world.getSize() + " rank " + world.getRank());
+            world.recv(got, 1, MPI.INT, 0, 8);
+            say("from 0 got " + got[0]);
         }
         MPI.Finalize();
         say("finalized");
