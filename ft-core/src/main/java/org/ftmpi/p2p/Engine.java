@@ -86,6 +86,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         runtime.setListener(this);
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
+        // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
+        // it there; shared-memory pairs are not re-made.
+        if (Boolean.parseBoolean(pre.option("restarted", "false"))) allow = List.of("tcp");
         TransportContext tc = new TransportContext(pre, this);
         Map<String, byte[]> endpoints = new LinkedHashMap<>();
         for (TransportProvider p : ServiceLoader.load(TransportProvider.class, Engine.class.getClassLoader())) {
