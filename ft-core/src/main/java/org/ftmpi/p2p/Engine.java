@@ -131,6 +131,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         rebuildMode = ftmpi && commMode.equals("rebuild");
         restarted = Boolean.parseBoolean(job.option("restarted", "false"));
         recovered = new boolean[size];
+        procIdOf = job.procIds().clone();
         agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
         agent.start();
         if (restarted) awaitWelcome();
@@ -692,6 +693,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     public void processFailed(int worldRank, long procId, String how) {
         lock.lock();
         try {
+            // A late notice about a process that a replacement has taken over since (REBUILD).
+            if (procIdOf != null && procIdOf[worldRank] != procId) return;
             peerLost(worldRank, "rank " + worldRank + " " + how);
         } finally {
             lock.unlock();
@@ -961,6 +964,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final boolean restarted;
     /** Rebuild: endpoints of the replacements announced by the controller, by world rank. */
     private final HashMap<Integer, Map<String, byte[]>> replacements = new HashMap<>();
+    /** Rebuild: process ids of the announced replacements, by world rank. */
+    private final HashMap<Integer, Long> replacementIds = new HashMap<>();
+    /** The process id of each world rank's current process (a replacement has a new one). */
+    private final long[] procIdOf;
     /** A replacement's first FT frame from each survivor: its context id, and the generation as epoch. */
     static final int WELCOME = Integer.MIN_VALUE;
     private volatile boolean welcomed;
@@ -1010,6 +1017,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         lock.lock();
         try {
             replacements.put(worldRank, endpoints);
+            replacementIds.put(worldRank, procId);
         } finally {
             lock.unlock();
         }
@@ -1045,6 +1053,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     private void join(int w) {
         Map<String, byte[]> eps = replacements.remove(w);
+        long newId = replacementIds.remove(w);
         Transport best = null;
         String error = "no transport reaches it";
         for (Transport t : transports) {
@@ -1066,6 +1075,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         pinnedMin[w] = best.limits().singleCopyMinBytes();
         sequence[w] = 0;
         classifyTransports();
+        procIdOf[w] = newId;
         peerFailed[w] = false;
         peerFailure[w] = null;
         failedOrder.remove((Integer) w);

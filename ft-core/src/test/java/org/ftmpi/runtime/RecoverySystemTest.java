@@ -189,4 +189,27 @@ class RecoverySystemTest {
         has(r, "rank 1 finalized");
         assertFalse(r.err().contains("spare"), r.err());
     }
+
+    @Test
+    void twoSimultaneousDeaths() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "two", "1", "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me : new int[] {0, 3, 4}) {
+            has(r, "rank " + me + " survived size 3 sum 7 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    @Test
+    void aDeathDuringTheRecovery() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "during", "1", "3"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 3 (pid"), r.err());
+        for (int me : new int[] {0, 2, 4}) {
+            has(r, "rank " + me + " survived size 3 sum 6 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+    }
 }

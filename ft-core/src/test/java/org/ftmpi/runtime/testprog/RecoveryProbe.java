@@ -22,6 +22,9 @@ import mpi.Status;
  * <li>{@code rebuild VICTIM [VICTIM2]}: comm-mode rebuild, recovery auto: the survivors keep
  *     their ranks and exchange messages with the victim's replacement, which sees {@code
  *     MPI.isRestarted()}; a second victim dies after the first recovery;</li>
+ * <li>{@code two VICTIM VICTIM2}: both die at once (recovery auto);</li>
+ * <li>{@code during VICTIM VICTIM2}: VICTIM dies; VICTIM2 dies in its recovery listener, that is
+ *     inside the recovery (recovery auto);</li>
  * <li>{@code all}: every rank kills itself.</li>
  * </ul>
  * Output lines start with {@code rank R} (the rank in the original COMM_WORLD).
@@ -52,11 +55,33 @@ public final class RecoveryProbe {
         MPI.addRecoveryListener(f -> say("listener A failed " + Arrays.toString(f) + " num " + MPI.getNumFailedProcs()
                 + " state " + MPI.getCommState(MPI.COMM_WORLD)));
         MPI.addRecoveryListener(f -> say("listener B size " + MPI.COMM_WORLD.getSize()));
+        if (mode.equals("during")) { // VICTIM2 dies inside its own recovery (its last step, the listeners)
+            MPI.addRecoveryListener(f -> {
+                if (me == victim2) die();
+            });
+        }
         Intracomm old = world.dup();
         if (me == 0) world.send(new int[] {111}, 1, MPI.INT, 1, 7); // old epoch: must never be received
         world.barrier();
-        if (me == victim) die();
+        if (me == victim || (mode.equals("two") && me == victim2)) die();
         switch (mode) {
+            case "two", "during" -> {
+                // AUTO: every call that fails has recovered first; repeat until one succeeds
+                int[] sum = new int[1];
+                int failures = 0;
+                while (true) {
+                    try {
+                        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+                        break;
+                    } catch (ProcFailedException e) {
+                        failures++;
+                    }
+                }
+                say("survived size " + world.getSize() + " sum " + sum[0] + " after " + (failures > 0 ? "failures" : "none"));
+                MPI.Finalize();
+                say("finalized");
+                return;
+            }
             case "manual", "dup", "blank" -> {
                 try {
                     world.recv(new int[1], 1, MPI.INT, victim, 1);
