@@ -547,6 +547,11 @@ public class Comm implements Freeable, Cloneable {
         return live == null ? c : new BlankColls.Dense(c, live, rank);
     }
 
+    /** Per-rank blocks as {@link #cc()} sees them: those of the non-blank members (blanks' stay untouched). */
+    final MemorySegment[] sel(MemorySegment[] blocks) {
+        return live == null || blocks == null ? blocks : BlankColls.select(blocks, live);
+    }
+
     /** {@code root} as a rank of {@link #cc()}; -1 when the root is a blank. */
     final int rt(int root) {
         return live == null ? root : BlankColls.indexOf(live, root);
@@ -804,7 +809,7 @@ public class Comm implements Freeable, Cloneable {
             r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "gather", "recvcount");
             blocks = blocks(r, recvcount, recvtype);
         }
-        MemorySegment[] bl = live == null || blocks == null ? blocks : BlankColls.select(blocks, live);
+        MemorySegment[] bl = sel(blocks);
         runColl("gather", () -> collectives().gatherv(cc(), s.seg, bl, rt(root)));
         if (r != null) r.done();
     }
@@ -877,6 +882,7 @@ public class Comm implements Freeable, Cloneable {
                               Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         check("scatter");
         checkRoot("scatter", root);
+        if (rt(root) < 0) return;
         Buf r = buf(recvbuf, recvcount, recvtype, "scatter", "recvcount");
         MemorySegment[] blocks = null;
         if (rank == root) {
@@ -884,8 +890,8 @@ public class Comm implements Freeable, Cloneable {
             Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "scatter", "sendcount");
             blocks = blocks(s, sendcount, sendtype);
         }
-        MemorySegment[] bl = blocks;
-        runColl("scatter", () -> collectives().scatterv(channel(), bl, r.seg, root));
+        MemorySegment[] bl = sel(blocks);
+        runColl("scatter", () -> collectives().scatterv(cc(), bl, r.seg, rt(root)));
         r.done();
     }
 
@@ -958,8 +964,8 @@ public class Comm implements Freeable, Cloneable {
         Buf s = buf(sendbuf, sendcount, sendtype, "allGather", "sendcount");
         checkCount("allGather", "recvcount", recvcount);
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
-        MemorySegment[] bl = blocks(r, recvcount, recvtype);
-        runColl("allGather", () -> collectives().allGatherv(channel(), s.seg, bl));
+        MemorySegment[] bl = sel(blocks(r, recvcount, recvtype));
+        runColl("allGather", () -> collectives().allGatherv(cc(), s.seg, bl));
         r.done();
     }
 

@@ -97,6 +97,7 @@ class RecoverySystemTest {
             // PROD of r+2 over 0,1,3 is 30; MAXLOC never names the blank; the blank's gather block untouched
             has(r, "rank " + me + " blank colls: bcast 42 blank-root -1" + (me == 0 ? " max -1" : "") + " prod 30"
                     + " maxloc 30,3" + (me == 0 ? " gather [100, 101, -1, 103]" : ""));
+            has(r, "rank " + me + " blank scatter " + (10 + me) + " allgather [200, 201, -1, 203]");
             has(r, "rank " + me + " sum 4");
             has(r, "rank " + me + " finalized");
         }

@@ -196,6 +196,11 @@ public final class RecoveryProbe {
         world.gather(new int[] {me + 100}, 1, MPI.INT, g, 1, MPI.INT, 0);
         say("blank colls: bcast " + b[0] + " blank-root " + c[0] + (me == 0 ? " max " + max[0] : "") + " prod " + prod[0]
                 + " maxloc " + loc[0] + "," + loc[1] + (me == 0 ? " gather " + Arrays.toString(g) : ""));
+        int[] sc = {-1};
+        world.scatter(new int[] {10, 11, 12, 13}, 1, MPI.INT, sc, 1, MPI.INT, 0);
+        int[] ag = {-1, -1, -1, -1};
+        world.allGather(new int[] {me + 200}, 1, MPI.INT, ag, 1, MPI.INT);
+        say("blank scatter " + sc[0] + " allgather " + Arrays.toString(ag));
     }
 
     private static void die() throws Exception {
