@@ -39,6 +39,8 @@ final class Recovery {
     final boolean auto;
     final int commMode, msgMode, recoveryMode, collMode;
     private final List<RecoveryListener> listeners = new CopyOnWriteArrayList<>();
+    /** Job option {@code ft-trace=true}: each recovery prints its timing on stderr. */
+    private final boolean trace;
     private volatile boolean running;
     private volatile boolean notifying;
     private volatile int[] lastFailed = new int[0];
@@ -63,6 +65,7 @@ final class Recovery {
         collMode = engine.job().option("coll-mode", "nonatomic").equals("atomic") ? MPI.FTMPI_COLL_MODE_ATOMIC
                 : MPI.FTMPI_COLL_MODE_NONATOMIC;
         auto = engine.recovers() && recoveryMode == MPI.FTMPI_RECOVERY_MODE_AUTO;
+        trace = Boolean.parseBoolean(engine.job().option("ft-trace", "false"));
     }
 
     void addListener(RecoveryListener l) {
@@ -88,6 +91,7 @@ final class Recovery {
                     + " (start it with ftmpirun --comm-mode shrink|blank, recovery-mode auto or manual)");
         }
         if (!engine.needsRecovery()) return;
+        long notice = engine.detectedAtNanos(), start = System.nanoTime(), joined = 0;
         running = true;
         int[] before = world.world.clone();
         int n = engine.size();
@@ -110,7 +114,9 @@ final class Recovery {
                 for (int w : failed) newly[w] |= !coveredBefore[w];
                 if (commMode == MPI.FTMPI_COMM_MODE_REBUILD) {
                     try {
+                        long t = System.nanoTime();
                         engine.awaitReplacements(failed);
+                        joined += System.nanoTime() - t;
                     } catch (P2pException e) {
                         throw MPIException.of(e.errorClass(), "recovery: " + e.getMessage());
                     }
@@ -126,6 +132,15 @@ final class Recovery {
         }
         int[] failedRanks = covered.stream().mapToInt(Integer::intValue).toArray();
         lastFailed = failedRanks;
+        if (trace) {
+            long end = System.nanoTime();
+            String line = String.format("ftmpi: rank %d: recovery to generation %d: failed %s: notice to rebuilt"
+                    + " %.3f ms (recovery entered %.3f ms after the notice; waiting for replacements %.3f ms)",
+                    engine.rank(), engine.generation(), java.util.Arrays.toString(failedRanks), (end - notice) / 1e6,
+                    (start - notice) / 1e6, joined / 1e6);
+            System.err.println(line);
+            System.err.flush();
+        }
         notifying = true;
         try {
             for (RecoveryListener l : listeners) {

@@ -727,6 +727,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         String msg = "process failure: " + cause;
         boolean ftmpiNow = ftmpi && !recovered[peer];
         if (ftmpiNow) { // FT-MPI state DETECTED, published before any request fails
+            if (!detected) detectedAtNs = System.nanoTime();
             detected = true;
             ftmpiActive = true;
         }
@@ -981,6 +982,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private volatile int generation;
     /** A failure is known that no recovery has covered yet (communicator state DETECTED). */
     private volatile boolean detected;
+    /** {@link System#nanoTime()} when {@link #detected} was last set (the notice). */
+    private volatile long detectedAtNs;
     /** {@link #detected} was ever set: the FT-MPI checks below are on (plain, read under the lock). */
     private boolean ftmpiActive;
     /** World ranks whose failure a recovery covered (blanks in comm-mode blank). */
@@ -995,6 +998,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Whether a failure is known that no recovery has covered yet (FT-MPI state DETECTED). */
     public boolean needsRecovery() { return ftmpi && detected; }
+
+    /** {@link System#nanoTime()} of the notice that put this process in state DETECTED last. */
+    public long detectedAtNanos() { return detectedAtNs; }
 
     /** The current generation (number of recoveries); the epoch of communicators made now. */
     public int generation() { return generation; }
