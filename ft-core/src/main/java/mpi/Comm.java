@@ -45,6 +45,13 @@ public class Comm implements Freeable, Cloneable {
     boolean anySourceRule;
     /** Cached attributes (copied by dup, dropped by free). */
     Attributes attrs = new Attributes(Attributes.Kind.COMM);
+    /** FT-MPI recovery of this process's job (shared by COMM_WORLD and everything made from it); null for none. */
+    Recovery recovery;
+    /**
+     * Comm-mode BLANK: the ranks of the members that are not blanks, in order, when some member is
+     * a blank (a failed process a recovery covered); null otherwise. Collectives run over these.
+     */
+    int[] live;
 
     Comm() {}
 
@@ -61,6 +68,26 @@ public class Comm implements Freeable, Cloneable {
         this.errhandler = MPI.ERRORS_ARE_FATAL;
         this.ft = engine.registerComm(context, world);
         this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
+        this.epoch = engine.generation();
+        this.live = engine.recovers() ? BlankColls.liveRanks(engine, world) : null;
+    }
+
+    /**
+     * FT-MPI recovery: re-makes this predefined communicator (COMM_WORLD or COMM_SELF) in the new
+     * generation with the given members, keeping its context id, name and error handler; its
+     * construction and agreement sequences restart, as after MPI_Init.
+     */
+    final void rebind(int[] members, int newRank) {
+        Errhandler h = errhandler;
+        bind(engine, context, newRank, members, name, true);
+        errhandler = h;
+        acked = 0;
+        synchronized (this) {
+            creations = 0;
+            agreements = 0;
+            channel = null;
+            schedule = null;
+        }
     }
 
     // ------------------------------------------------------------------ basics
@@ -421,6 +448,9 @@ public class Comm implements Freeable, Cloneable {
 
     final Intracomm dupIntra(String op) throws MPIException {
         check(op);
+        if (recovery != null && recovery.world == this && engine.needsRecovery()) {
+            return recovery.recoverFromDup(); // FT-MPI manual recovery: MPI_Comm_dup(MPI_COMM_WORLD)
+        }
         int id = agreeContext(op, K_DUP, true);
         Intracomm c = initDerived(newSameKind(), id, rank, world, name + ".dup");
         c.hints = hints;
@@ -521,6 +551,7 @@ public class Comm implements Freeable, Cloneable {
     final <C extends Comm> C initDerived(C c, int id, int newRank, int[] members, String newName) {
         c.bind(engine, id, newRank, members, newName, false);
         c.errhandler = errhandler;
+        c.recovery = recovery;
         return c;
     }
 
@@ -543,6 +574,26 @@ public class Comm implements Freeable, Cloneable {
         return Collectives.load();
     }
 
+    /**
+     * The channel the collectives run over: {@link #channel()}, or under comm-mode BLANK with
+     * blanks the channel over the non-blank members only (spec 4.1: blanks are skipped, a
+     * non-blank temporary root, no invented values, user operations never see a blank).
+     */
+    final Channel cc() {
+        Channel c = channel();
+        return live == null ? c : new BlankColls.Dense(c, live, rank);
+    }
+
+    /** Per-rank blocks as {@link #cc()} sees them: those of the non-blank members (blanks' stay untouched). */
+    final MemorySegment[] sel(MemorySegment[] blocks) {
+        return live == null || blocks == null ? blocks : BlankColls.select(blocks, live);
+    }
+
+    /** {@code root} as a rank of {@link #cc()}; -1 when the root is a blank. */
+    final int rt(int root) {
+        return live == null ? root : BlankColls.indexOf(live, root);
+    }
+
     /** The collective context as a {@link Channel}. */
     private final class CollChannel implements Channel {
         @Override public int rank() { return rank; }
@@ -557,7 +608,7 @@ public class Comm implements Freeable, Cloneable {
 
         @Override
         public org.ftmpi.p2p.Request receive(int source, int tag, MemorySegment into) {
-            return engine.receive(context + 1, source, world[source], tag, into, 0, into.byteSize());
+            return engine.receive(context + 1, epoch, source, world[source], tag, into, 0, into.byteSize());
         }
 
         @Override
@@ -752,7 +803,7 @@ public class Comm implements Freeable, Cloneable {
     public final void barrier() throws MPIException {
         check("barrier");
         if (this instanceof Intercomm ic) { ic.interBarrier(); return; }
-        runColl("barrier", () -> Dissemination.barrier(channel()));
+        runColl("barrier", () -> Dissemination.barrier(cc()));
     }
 
     /** MPI_BCAST (binomial tree). */
@@ -760,8 +811,9 @@ public class Comm implements Freeable, Cloneable {
         check("bcast");
         if (this instanceof Intercomm ic) { ic.interBcast(buf, count, type, root); return; }
         checkRoot("bcast", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         Buf b = buf(buf, count, type, "bcast", null);
-        runColl("bcast", () -> collectives().bcast(channel(), b.seg, root));
+        runColl("bcast", () -> collectives().bcast(cc(), b.seg, rt(root)));
         b.done();
     }
 
@@ -772,9 +824,10 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interReduce(sendbuf, recvbuf, count, type, op, root); return; }
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
+        if (rt(root) < 0) return;
         Buf s = buf(sendbuf, count, type, "reduce", null);
         Buf r = rank == root ? buf(recvbuf, count, type, "reduce", null) : null;
-        runColl("reduce", () -> collectives().reduce(channel(), s.seg, r == null ? null : r.seg, count, red, root));
+        runColl("reduce", () -> collectives().reduce(cc(), s.seg, r == null ? null : r.seg, count, red, rt(root)));
         if (r != null) r.done();
     }
 
@@ -784,9 +837,10 @@ public class Comm implements Freeable, Cloneable {
         intraOnly("reduce");
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
+        if (rt(root) < 0) return;
         Buf b = buf(buf, count, type, "reduce", null);
         MemorySegment send = rank == root ? b.copy() : b.seg;
-        runColl("reduce", () -> collectives().reduce(channel(), send, b.seg, count, red, root));
+        runColl("reduce", () -> collectives().reduce(cc(), send, b.seg, count, red, rt(root)));
         if (rank == root) b.done();
     }
 
@@ -798,7 +852,7 @@ public class Comm implements Freeable, Cloneable {
         Reducer red = reducerFor(op, type, "allReduce");
         Buf s = buf(sendbuf, count, type, "allReduce", null);
         Buf r = buf(recvbuf, count, type, "allReduce", null);
-        runColl("allReduce", () -> collectives().allReduce(channel(), s.seg, r.seg, count, red));
+        runColl("allReduce", () -> collectives().allReduce(cc(), s.seg, r.seg, count, red));
         r.done();
     }
 
@@ -809,7 +863,7 @@ public class Comm implements Freeable, Cloneable {
         Reducer red = reducerFor(op, type, "allReduce");
         Buf b = buf(buf, count, type, "allReduce", null);
         MemorySegment send = b.copy();
-        runColl("allReduce", () -> collectives().allReduce(channel(), send, b.seg, count, red));
+        runColl("allReduce", () -> collectives().allReduce(cc(), send, b.seg, count, red));
         b.done();
     }
 
@@ -830,6 +884,7 @@ public class Comm implements Freeable, Cloneable {
         check("gather");
         if (this instanceof Intercomm ic) { ic.interGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("gather", root);
+        if (rt(root) < 0) return;
         Buf s = buf(sendbuf, sendcount, sendtype, "gather", "sendcount");
         Buf r = null;
         MemorySegment[] blocks = null;
@@ -838,8 +893,8 @@ public class Comm implements Freeable, Cloneable {
             r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "gather", "recvcount");
             blocks = blocks(r, recvcount, recvtype);
         }
-        MemorySegment[] bl = blocks;
-        runColl("gather", () -> collectives().gatherv(channel(), s.seg, bl, root));
+        MemorySegment[] bl = sel(blocks);
+        runColl("gather", () -> collectives().gatherv(cc(), s.seg, bl, rt(root)));
         if (r != null) r.done();
     }
 
@@ -916,6 +971,7 @@ public class Comm implements Freeable, Cloneable {
         check("scatter");
         if (this instanceof Intercomm ic) { ic.interScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatter", root);
+        if (rt(root) < 0) return;
         Buf r = buf(recvbuf, recvcount, recvtype, "scatter", "recvcount");
         MemorySegment[] blocks = null;
         if (rank == root) {
@@ -923,8 +979,8 @@ public class Comm implements Freeable, Cloneable {
             Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "scatter", "sendcount");
             blocks = blocks(s, sendcount, sendtype);
         }
-        MemorySegment[] bl = blocks;
-        runColl("scatter", () -> collectives().scatterv(channel(), bl, r.seg, root));
+        MemorySegment[] bl = sel(blocks);
+        runColl("scatter", () -> collectives().scatterv(cc(), bl, r.seg, rt(root)));
         r.done();
     }
 
@@ -1002,8 +1058,8 @@ public class Comm implements Freeable, Cloneable {
         Buf s = buf(sendbuf, sendcount, sendtype, "allGather", "sendcount");
         checkCount("allGather", "recvcount", recvcount);
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
-        MemorySegment[] bl = blocks(r, recvcount, recvtype);
-        runColl("allGather", () -> collectives().allGatherv(channel(), s.seg, bl));
+        MemorySegment[] bl = sel(blocks(r, recvcount, recvtype));
+        runColl("allGather", () -> collectives().allGatherv(cc(), s.seg, bl));
         r.done();
     }
 
@@ -1824,7 +1880,7 @@ public class Comm implements Freeable, Cloneable {
     }
 
     org.ftmpi.p2p.Request startRecv(Buffers.Region g, int source, int tag) {
-        return engine.receive(context, source, source >= 0 ? peers[source] : -1, tag, g.seg, g.off, g.bytes);
+        return engine.receive(context, epoch, source, source >= 0 ? peers[source] : -1, tag, g.seg, g.off, g.bytes);
     }
 
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */
@@ -1910,6 +1966,10 @@ public class Comm implements Freeable, Cloneable {
                 ? new ProcFailedException(e.errorClass(), msg, e.failedRank())
                 : e.errorClass() == MPI.ERR_REVOKED ? new RevokedException(msg)
                 : MPIException.of(e.errorClass(), msg);
+        Recovery rc = recovery;
+        if (rc != null && rc.auto && engine != null && engine.needsRecovery()) {
+            return rc.autoRecover(ex); // FT-MPI AUTO: recover, then COMM_WORLD's error handler
+        }
         return handle(ex);
     }
 

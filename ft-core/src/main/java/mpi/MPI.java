@@ -224,6 +224,7 @@ public final class MPI {
         world.bind(e, 0, e.rank(), ranks, "MPI_COMM_WORLD", true);
         world.attrs.predefinedVisible = true;
         self.bind(e, 2, 0, new int[] {e.rank()}, "MPI_COMM_SELF", true);
+        world.recovery = self.recovery = new Recovery(e, world, self);
         e.reserveContext(0);
         e.reserveContext(2);
     }
@@ -241,6 +242,7 @@ public final class MPI {
         synchronized (LOCK) {
             check();
             try {
+                COMM_WORLD.recovery.beforeFinalize();
                 engine.finish();
             } catch (IOException e) {
                 throw MPIException.of(ERR_OTHER, "Finalize: " + e.getMessage());
@@ -512,5 +514,110 @@ public final class MPI {
 
     public static DoubleBuffer slice(double[] buf, int offset) {
         return DoubleBuffer.wrap(buf, offset, buf.length - offset).slice();
+    }
+
+    // ------------------------------------------------------------------ FT-MPI recovery (extension)
+    // Seed 001, Appendix A; docs/fault-tolerance.md, "Recovery". The modes are chosen per job with
+    // ftmpirun --comm-mode/--recovery-mode/--msg-mode/--coll-mode. FTMPI_* attributes are to come
+    // with the attribute API; until then the getters below read the same values.
+
+    /** FT-MPI communicator modes (FTMPI_COMM_MODE): what a recovery makes of MPI.COMM_WORLD. */
+    public static final int FTMPI_COMM_MODE_ABORT = 0, FTMPI_COMM_MODE_REBUILD = 1, FTMPI_COMM_MODE_BLANK = 2,
+            FTMPI_COMM_MODE_SHRINK = 3;
+    /** FT-MPI message modes (FTMPI_MSG_MODE). */
+    public static final int FTMPI_MSG_MODE_RESET = 0, FTMPI_MSG_MODE_CONT = 1;
+    /** FT-MPI recovery modes (FTMPI_RECOVERY_MODE). */
+    public static final int FTMPI_RECOVERY_MODE_AUTO = 0, FTMPI_RECOVERY_MODE_MANUAL = 1,
+            FTMPI_RECOVERY_MODE_IGNORE = 2;
+    /** FT-MPI collective modes (FTMPI_COLL_MODE). */
+    public static final int FTMPI_COLL_MODE_ATOMIC = 0, FTMPI_COLL_MODE_NONATOMIC = 1;
+
+    private static Recovery recovery() throws MPIException {
+        check();
+        return COMM_WORLD.recovery;
+    }
+
+    /** This job's communicator mode, one of {@code FTMPI_COMM_MODE_*} (attribute FTMPI_COMM_MODE). */
+    public static int getCommMode() throws MPIException {
+        return recovery().commMode;
+    }
+
+    /** This job's message mode, one of {@code FTMPI_MSG_MODE_*} (attribute FTMPI_MSG_MODE). */
+    public static int getMsgMode() throws MPIException {
+        return recovery().msgMode;
+    }
+
+    /** This job's recovery mode, one of {@code FTMPI_RECOVERY_MODE_*} (attribute FTMPI_RECOVERY_MODE). */
+    public static int getRecoveryMode() throws MPIException {
+        return recovery().recoveryMode;
+    }
+
+    /** This job's collective mode, one of {@code FTMPI_COLL_MODE_*} (attribute FTMPI_COLL_MODE). */
+    public static int getCollMode() throws MPIException {
+        return recovery().collMode;
+    }
+
+    /**
+     * Starts the FT-MPI recovery (recovery mode MANUAL; the specification's form is {@code
+     * MPI.COMM_WORLD.dup()}, which does the same): the survivors agree on the failed processes,
+     * MPI.COMM_WORLD and MPI.COMM_SELF are rebuilt in a new epoch, every other communicator is
+     * invalidated, the recovery listeners run. Collective over the survivors; returns at once
+     * when no failure awaits recovery.
+     */
+    public static void recover() throws MPIException {
+        Recovery r = recovery();
+        try {
+            r.run();
+        } catch (MPIException e) {
+            throw COMM_WORLD.handle(e);
+        }
+    }
+
+    /** Registers a callback that runs at the end of every recovery, after those registered before it. */
+    public static void addRecoveryListener(org.ftmpi.ft.RecoveryListener listener) throws MPIException {
+        if (listener == null) throw MPIException.of(ERR_ARG, "addRecoveryListener: listener is null");
+        recovery().addListener(listener);
+    }
+
+    /** Removes a recovery listener; returns whether it was registered. */
+    public static boolean removeRecoveryListener(org.ftmpi.ft.RecoveryListener listener) throws MPIException {
+        return recovery().removeListener(listener);
+    }
+
+    /**
+     * Ranks, in MPI.COMM_WORLD as it was before the last recovery, of the processes whose failure
+     * that recovery covered (what attribute FTMPI_ERROR_FAILURE names); empty before any.
+     */
+    public static int[] getFailedRanks() throws MPIException {
+        return recovery().lastFailed();
+    }
+
+    /** How many processes failed since the last recovery (attribute FTMPI_NUM_FAILED_PROCS). */
+    public static int getNumFailedProcs() throws MPIException {
+        return recovery().lastFailed().length;
+    }
+
+    /**
+     * Whether this process replaces a failed one (comm-mode REBUILD): the Java form of MPI_Init
+     * returning MPI_INIT_RESTARTED_NODE.
+     */
+    public static boolean isRestarted() throws MPIException {
+        return recovery().engine.isRestarted();
+    }
+
+    /** FT-MPI state of a communicator (seed 004, section 3). */
+    public static org.ftmpi.ft.CommState getCommState(Comm comm) throws MPIException {
+        if (comm == null) throw MPIException.of(ERR_COMM, "getCommState: comm is null");
+        return recovery().stateOf(comm);
+    }
+
+    /** FT-MPI state of the process of rank {@code rank} in the job's initial MPI.COMM_WORLD. */
+    public static org.ftmpi.ft.ProcState getProcState(int rank) throws MPIException {
+        Recovery r = recovery();
+        if (rank < 0 || rank >= r.engine.size()) {
+            throw MPIException.of(ERR_RANK, "getProcState: rank " + rank + " is not a rank of the job (size "
+                    + r.engine.size() + ")");
+        }
+        return r.procState(rank);
     }
 }

@@ -104,7 +104,7 @@ final class Schedule {
 
         @Override
         public org.ftmpi.p2p.Request receive(int source, int tag, MemorySegment into) {
-            return engine.receive(context, source, world[source], TAG_OFFSET + tag, into, 0, into.byteSize());
+            return engine.receive(context, epoch, source, world[source], TAG_OFFSET + tag, into, 0, into.byteSize());
         }
 
         @Override

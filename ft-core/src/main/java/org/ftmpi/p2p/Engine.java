@@ -100,6 +100,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
+        // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
+        // it there; shared-memory pairs are not re-made.
+        if (Boolean.parseBoolean(pre.option("restarted", "false"))) allow = List.of("tcp");
         TransportContext tc = new TransportContext(pre, this);
         Map<String, byte[]> endpoints = new LinkedHashMap<>();
         for (TransportProvider p : ServiceLoader.load(TransportProvider.class, Engine.class.getClassLoader())) {
@@ -133,6 +136,26 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             pinnedMin[r] = route[r].limits().singleCopyMinBytes();
             rndvInline[r] = route[r].limits().rendezvousInlineBytes();
         }
+        classifyTransports();
+        sequence = new long[size];
+        peerFailed = new boolean[size];
+        peerFailure = new String[size];
+        procFailedClass = Boolean.parseBoolean(job.option("ulfm-error-classes", "false"))
+                ? ErrorClass.ERR_PROC_FAILED : ErrorClass.ERR_OTHER;
+        String commMode = job.option("comm-mode", "abort");
+        ftmpi = !commMode.equals("abort") && !job.option("recovery-mode", "manual").equals("ignore");
+        blankMode = ftmpi && commMode.equals("blank");
+        rebuildMode = ftmpi && commMode.equals("rebuild");
+        restarted = Boolean.parseBoolean(job.option("restarted", "false"));
+        recovered = new boolean[size];
+        procIdOf = job.procIds().clone();
+        agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
+        agent.start();
+        if (restarted) awaitWelcome();
+    }
+
+    /** Splits the transports into those that route some peer ({@link #busy}) and the idle ones. */
+    private void classifyTransports() {
         List<Transport> routed = new ArrayList<>(), spare = new ArrayList<>();
         for (Transport t : transports) {
             boolean used = false;
@@ -141,13 +164,6 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         busy = routed.toArray(new Transport[0]);
         idleTransports = spare.toArray(new Transport[0]);
-        sequence = new long[size];
-        peerFailed = new boolean[size];
-        peerFailure = new String[size];
-        procFailedClass = Boolean.parseBoolean(job.option("ulfm-error-classes", "false"))
-                ? ErrorClass.ERR_PROC_FAILED : ErrorClass.ERR_OTHER;
-        agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
-        agent.start();
     }
 
     public int rank() { return rank; }
@@ -268,10 +284,20 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Request receive(int context, int source, int sourceWorld, int tag,
                            MemorySegment memory, long offset, long capacity) {
+        return receive(context, generation, source, sourceWorld, tag, memory, offset, capacity);
+    }
+
+    /**
+     * Posts a receive that matches messages of communicator epoch {@code epoch} only (the epoch
+     * of the communicator, as in {@link #send}).
+     */
+    public Request receive(int context, int epoch, int source, int sourceWorld, int tag,
+                           MemorySegment memory, long offset, long capacity) {
         lock.lock();
         try {
             Request r = newRequest(Request.Kind.RECV);
             r.context = context;
+            r.epoch = epoch;
             r.peer = source;
             r.peerWorld = sourceWorld;
             r.tag = tag;
@@ -282,8 +308,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 r.succeed(PROC_NULL, ANY_TAG, 0);
                 return r;
             }
+            if (ftmpiActive && ftmpiBlocked(r)) return r;
             MatchQueues q = queues(context);
-            MatchQueues.Unexpected u = q.findUnexpected(source, tag, true);
+            MatchQueues.Unexpected u = q.findUnexpected(source, tag, epoch, true);
             if (u != null) {
                 deliverUnexpected(r, u);
             } else if (failIfUnusable(r)) {
@@ -308,7 +335,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         lock.lock();
         try {
             progressLocked();
-            MatchQueues.Unexpected u = queues(context).findUnexpected(source, tag, remove);
+            if (ftmpiActive) ftmpiProbeCheck(context);
+            MatchQueues.Unexpected u = queues(context).findUnexpected(source, tag, generation, remove);
             if (u != null) return new Probed(u.source, u.tag, u.length, remove ? u : null);
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
             if (sourceWorld >= 0 && peerFailed[sourceWorld]) {
@@ -515,7 +543,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.EAGER, FrameHeader.EAGER_SYNC, FrameHeader.RTS -> onEnvelope(peer, h, payload);
             case FrameHeader.CTS -> onCts(h);
             case FrameHeader.DATA -> onData(h, payload);
-            case FrameHeader.FT -> ft.onFrame(peer, FrameHeader.context(h), FrameHeader.tag(h), payload);
+            case FrameHeader.FT -> {
+                int ctx = FrameHeader.context(h);
+                if (ctx == WELCOME) welcome(FrameHeader.epoch(h));
+                else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
+                else ft.onFrame(peer, ctx, FrameHeader.tag(h), payload);
+            }
             case FrameHeader.SYNC_ACK -> {
                 Request s = byId.remove(FrameHeader.sendRequest(h));
                 if (s != null) {
@@ -532,14 +565,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         int source = FrameHeader.source(h);
         int tag = FrameHeader.tag(h);
         MatchQueues q = queues(FrameHeader.context(h));
-        Request r = q.takePosted(source, tag);
+        int epoch = FrameHeader.epoch(h);
+        Request r = q.takePosted(source, tag, epoch);
         if (r == null) {
+            if (epoch < generation) return; // RESET: a message of an older epoch is never delivered
             MatchQueues.Unexpected u = new MatchQueues.Unexpected();
             u.type = type;
             u.source = source;
             u.sourceWorld = peer;
             u.tag = tag;
-            u.epoch = FrameHeader.epoch(h);
+            u.epoch = epoch;
             u.sendId = FrameHeader.sendRequest(h);
             u.length = FrameHeader.length(h);
             u.data = payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
@@ -730,6 +765,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     public void processFailed(int worldRank, long procId, String how) {
         lock.lock();
         try {
+            // A late notice about a process that a replacement has taken over since (REBUILD).
+            if (procIdOf != null && procIdOf[worldRank] != procId) return;
             peerLost(worldRank, "rank " + worldRank + " " + how);
         } finally {
             lock.unlock();
@@ -760,6 +797,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         peerFailed[peer] = true;
         peerFailure[peer] = cause;
         String msg = "process failure: " + cause;
+        boolean ftmpiNow = ftmpi && !recovered[peer];
+        if (ftmpiNow) { // FT-MPI state DETECTED, published before any request fails
+            if (!detected) detectedAtNs = System.nanoTime();
+            detected = true;
+            ftmpiActive = true;
+        }
         for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (r.peerWorld == peer) {
@@ -778,6 +821,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             for (Request r : q.removePostedFrom(peer)) r.fail(procFailedClass, msg, peer);
         }
         ftPeerLost(peer, msg);
+        if (ftmpiNow) failAllPending(procFailedClass, msg + " (FT-MPI: communication fails until the recovery)", peer);
     }
 
     /** Completes {@code r} at once with an error when its peer failed or the job aborts. */
@@ -786,7 +830,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             return true;
         }
+        if (ftmpiActive && ftmpiBlocked(r)) return true;
         if (r.peerWorld >= 0 && peerFailed[r.peerWorld]) {
+            if (blankMode && recovered[r.peerWorld] && (r.context & 1) == 0) {
+                r.succeed(PROC_NULL, ANY_TAG, 0); // BLANK: a blank behaves as MPI_PROC_NULL
+                return true;
+            }
             r.fail(procFailedClass, "process failure: " + peerFailure[r.peerWorld], r.peerWorld);
             return true;
         }
@@ -823,8 +872,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             Arrays.fill(f.rankOf, -1);
             for (int i = 0; i < world.length; i++) f.rankOf[world[i]] = i;
             for (int w : failedOrder) {
-                if (f.contains(w)) memberFailed(f, w, "process failure: " + peerFailure[w]);
+                if (f.contains(w) && !(blankMode && recovered[w] && context >= 0)) {
+                    memberFailed(f, w, "process failure: " + peerFailure[w]);
+                }
             }
+            if (context >= 0) commGeneration.put(context, generation);
             if (f.revoked) ft.floodRevoke(f);
             ft.replay(f);
             return f;
@@ -910,7 +962,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     void ftSend(int worldRank, int context, int kind, byte[] payload) {
         if (peerFailed[worldRank]) return;
         try {
-            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, 0, 0, 0, payload.length,
+            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, payload.length,
                     MemorySegment.ofArray(payload), 0, payload.length);
         } catch (IOException e) {
             peerLost(worldRank, e.getMessage());
@@ -972,6 +1024,273 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
             idle = work > 0 ? 0 : pause(idle);
+        }
+    }
+
+    // ------------------------------------------------------------------ FT-MPI recovery
+
+    /** FT-MPI recovery is on: comm-mode shrink/blank/rebuild and recovery-mode auto/manual. */
+    private final boolean ftmpi;
+    /** Comm-mode rebuild: failed ranks are replaced by new processes. */
+    private final boolean rebuildMode;
+    /** This process replaces a failed one (MPI_INIT_RESTARTED_NODE). */
+    private final boolean restarted;
+    /** Rebuild: endpoints of the replacements announced by the controller, by world rank. */
+    private final HashMap<Integer, Map<String, byte[]>> replacements = new HashMap<>();
+    /** Rebuild: process ids of the announced replacements, by world rank. */
+    private final HashMap<Integer, Long> replacementIds = new HashMap<>();
+    /** The process id of each world rank's current process (a replacement has a new one). */
+    private final long[] procIdOf;
+    /** A replacement's first FT frame from each survivor: its context id, and the generation as epoch. */
+    static final int WELCOME = Integer.MIN_VALUE;
+    private volatile boolean welcomed;
+    /** Comm-mode blank: recovered failed members of a communicator act as PROC_NULL. */
+    private final boolean blankMode;
+    /**
+     * The FT-MPI generation count (epoch): the number of recoveries so far. Communicators made
+     * in generation g carry epoch g in their envelopes; older messages are dropped (RESET).
+     * Written under the lock.
+     */
+    private volatile int generation;
+    /** A failure is known that no recovery has covered yet (communicator state DETECTED). */
+    private volatile boolean detected;
+    /** {@link System#nanoTime()} when {@link #detected} was last set (the notice). */
+    private volatile long detectedAtNs;
+    /** {@link #detected} was ever set: the FT-MPI checks below are on (plain, read under the lock). */
+    private boolean ftmpiActive;
+    /** World ranks whose failure a recovery covered (blanks in comm-mode blank). */
+    private final boolean[] recovered;
+    /** Generation in which each live communicator (point-to-point context id) was made. */
+    private final HashMap<Integer, Integer> commGeneration = new HashMap<>();
+    /** FT control frames of a later generation, kept until this process reaches it. */
+    private final ArrayList<Object[]> laterFt = new ArrayList<>();
+
+    /** Whether this job recovers from failures (FT-MPI comm-mode shrink/blank/rebuild, recovery auto/manual). */
+    public boolean recovers() { return ftmpi; }
+
+    /** Whether a failure is known that no recovery has covered yet (FT-MPI state DETECTED). */
+    public boolean needsRecovery() { return ftmpi && detected; }
+
+    /** {@link System#nanoTime()} of the notice that put this process in state DETECTED last. */
+    public long detectedAtNanos() { return detectedAtNs; }
+
+    /** The current generation (number of recoveries); the epoch of communicators made now. */
+    public int generation() { return generation; }
+
+    /** Whether this process replaces a failed one (comm-mode rebuild; MPI_INIT_RESTARTED_NODE). */
+    public boolean isRestarted() { return restarted; }
+
+    /** Whether the controller announced a replacement for this world rank that has not joined yet. */
+    public boolean replacementAnnounced(int worldRank) {
+        lock.lock();
+        try {
+            return replacements.containsKey(worldRank);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void processReplaced(int worldRank, long procId, String host, Map<String, byte[]> endpoints) {
+        lock.lock();
+        try {
+            replacements.put(worldRank, endpoints);
+            replacementIds.put(worldRank, procId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Rebuild: waits (progressing) until the controller has announced a replacement for every
+     * world rank in {@code failedWorld}.
+     */
+    public void awaitReplacements(int[] failedWorld) throws P2pException {
+        int idle = 0;
+        while (true) {
+            int work = 0;
+            if (lock.tryLock()) {
+                try {
+                    boolean all = true;
+                    for (int w : failedWorld) all &= replacements.containsKey(w);
+                    if (all) return;
+                    work = progressLocked();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
+            idle = work > 0 ? 0 : idle(idle);
+        }
+    }
+
+    /**
+     * Rebuild, under the lock: connects to the replacement of {@code w} (over the transport with
+     * the highest exclusivity that can reach it: TCP, since shared-memory pairs are not
+     * re-made), makes it a live peer again and sends it WELCOME with the generation.
+     */
+    private void join(int w) {
+        Map<String, byte[]> eps = replacements.remove(w);
+        long newId = replacementIds.remove(w);
+        Transport best = null;
+        String error = "no transport reaches it";
+        for (Transport t : transports) {
+            try {
+                if (t.reconnect(w, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
+                    best = t;
+                }
+            } catch (IOException e) {
+                error = e.getMessage();
+            }
+        }
+        if (best == null) {
+            peerFailure[w] = "its replacement could not be reached: " + error;
+            return; // stays failed; the next round of the recovery handles it
+        }
+        route[w] = best;
+        eagerLimit[w] = best.limits().eagerLimitBytes();
+        fragment[w] = best.limits().maxFragmentBytes();
+        pinnedMin[w] = best.limits().singleCopyMinBytes();
+        sequence[w] = 0;
+        classifyTransports();
+        procIdOf[w] = newId;
+        peerFailed[w] = false;
+        peerFailure[w] = null;
+        failedOrder.remove((Integer) w);
+        recovered[w] = false;
+        try {
+            writeFrame(w, FrameHeader.FT, WELCOME, rank, 0, generation, 0, 0, 0, null, 0, 0);
+        } catch (IOException e) {
+            peerLost(w, e.getMessage());
+        }
+    }
+
+    /** A replacement learns the survivors' generation from their WELCOME. */
+    private void welcome(int g) {
+        if (restarted && !welcomed) {
+            generation = g;
+            welcomed = true;
+        }
+    }
+
+    /** A replacement's MPI_Init waits until a survivor welcomed it (it then knows the generation). */
+    private void awaitWelcome() {
+        int idle = 0;
+        while (!welcomed && abortReason == null && !closed) idle = progress() > 0 ? 0 : idle(idle);
+    }
+
+    /** Whether a recovery covered the failure of this world rank. */
+    public boolean isRecovered(int worldRank) { return recovered[worldRank]; }
+
+    /** World ranks known failed here, in the order the failures became known. */
+    public int[] failedWorldRanks() {
+        lock.lock();
+        try {
+            return failedOrder.stream().mapToInt(Integer::intValue).toArray();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends a recovery: the survivors agreed that the processes {@code failedWorld} have failed;
+     * generation {@code g} starts. Under the lock: every message of an older epoch is dropped
+     * (RESET), every communicator made before is invalidated (its operations fail with
+     * ERR_COMM), then {@code rebind} re-makes COMM_WORLD and COMM_SELF in the new generation and
+     * FT frames that peers sent in it are handled.
+     */
+    public void beginGeneration(int g, int[] failedWorld, Runnable rebind) {
+        lock.lock();
+        try {
+            for (int w : failedWorld) {
+                if (!peerFailed[w]) peerLost(w, "rank " + w + " agreed failed by the survivors");
+            }
+            for (int w : failedWorld) recovered[w] = true;
+            generation = g;
+            ftmpiActive = true;
+            if (rebuildMode) {
+                for (int w : failedWorld) if (replacements.containsKey(w)) join(w);
+            }
+            for (MatchQueues q : contexts.values()) {
+                q.unexpected.removeIf(u -> u.epoch < g);
+                for (Request r : q.posted) {
+                    r.fail(ErrorClass.ERR_COMM, "the communicator was invalidated by a recovery", -1);
+                }
+                q.posted.clear();
+            }
+            boolean still = false;
+            for (int w : failedOrder) still |= !recovered[w];
+            detected = still;
+            ftEvents++;
+            rebind.run();
+            for (Iterator<Object[]> it = laterFt.iterator(); it.hasNext(); ) {
+                Object[] m = it.next();
+                int e = (Integer) m[4];
+                if (e <= g) {
+                    it.remove();
+                    int peer = (Integer) m[0];
+                    if (e == g && !peerFailed[peer]) {
+                        ft.onFrame(peer, (Integer) m[1], (Integer) m[2], MemorySegment.ofArray((byte[]) m[3]));
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An FT frame of another generation: an older one is stale, a later one waits for it. */
+    private void otherEpochFt(int peer, MemorySegment h, MemorySegment payload) {
+        int e = FrameHeader.epoch(h);
+        if (e < generation) return;
+        laterFt.add(new Object[] {peer, FrameHeader.context(h), FrameHeader.tag(h),
+                payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), e});
+    }
+
+    /** FT-MPI: fails {@code r} while a failure is not recovered, or on a communicator a recovery invalidated. */
+    private boolean ftmpiBlocked(Request r) {
+        if (detected) {
+            int w = firstUnrecovered();
+            r.fail(procFailedClass, "process failure: " + (w >= 0 ? peerFailure[w] : "?")
+                    + " (FT-MPI: communication fails until the recovery)", w);
+            return true;
+        }
+        Integer g = commGeneration.get(r.context & ~1);
+        if (g != null && g < generation) {
+            r.fail(ErrorClass.ERR_COMM, "the communicator was invalidated by the recovery from a process"
+                    + " failure (only MPI.COMM_WORLD and MPI.COMM_SELF survive it)", -1);
+            return true;
+        }
+        return false;
+    }
+
+    private void ftmpiProbeCheck(int context) throws P2pException {
+        if (detected) {
+            int w = firstUnrecovered();
+            throw new P2pException(procFailedClass, "process failure: " + (w >= 0 ? peerFailure[w] : "?")
+                    + " (FT-MPI: communication fails until the recovery)", w);
+        }
+        Integer g = commGeneration.get(context & ~1);
+        if (g != null && g < generation) {
+            throw new P2pException(ErrorClass.ERR_COMM, "the communicator was invalidated by the recovery"
+                    + " from a process failure");
+        }
+    }
+
+    private int firstUnrecovered() {
+        for (int w : failedOrder) if (!recovered[w]) return w;
+        return -1;
+    }
+
+    /** Fails every pending point-to-point request (FT-MPI: on a failure all communication stops). */
+    private void failAllPending(int errorClass, String msg, int failedRank) {
+        for (Request r : new ArrayList<>(byId.values())) r.fail(errorClass, msg, failedRank);
+        byId.clear();
+        for (Request r : pumping) r.fail(errorClass, msg, failedRank);
+        pumping.clear();
+        for (MatchQueues q : contexts.values()) {
+            for (Request r : q.posted) r.fail(errorClass, msg, failedRank);
+            q.posted.clear();
         }
     }
 

@@ -26,20 +26,25 @@ final class MatchQueues {
         byte[] data;        // eager payload copy
     }
 
-    static boolean matches(Request r, int source, int tag) {
+    /**
+     * The envelope match: source, tag and the communicator epoch (FT-MPI's generation count; a
+     * message of another epoch never matches, which is message mode RESET; the epoch is 0 in a
+     * job that never recovered).
+     */
+    static boolean matches(Request r, int source, int tag, int epoch) {
         return (r.peer == Engine.ANY_SOURCE || r.peer == source)
-                && (r.tag == Engine.ANY_TAG || r.tag == tag);
+                && (r.tag == Engine.ANY_TAG || r.tag == tag) && r.epoch == epoch;
     }
 
-    static boolean matches(int wantSource, int wantTag, Unexpected u) {
+    static boolean matches(int wantSource, int wantTag, int wantEpoch, Unexpected u) {
         return (wantSource == Engine.ANY_SOURCE || wantSource == u.source)
-                && (wantTag == Engine.ANY_TAG || wantTag == u.tag);
+                && (wantTag == Engine.ANY_TAG || wantTag == u.tag) && wantEpoch == u.epoch;
     }
 
-    Request takePosted(int source, int tag) {
+    Request takePosted(int source, int tag, int epoch) {
         for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
             Request r = it.next();
-            if (matches(r, source, tag)) {
+            if (matches(r, source, tag, epoch)) {
                 it.remove();
                 return r;
             }
@@ -47,10 +52,10 @@ final class MatchQueues {
         return null;
     }
 
-    Unexpected findUnexpected(int source, int tag, boolean remove) {
+    Unexpected findUnexpected(int source, int tag, int epoch, boolean remove) {
         for (Iterator<Unexpected> it = unexpected.iterator(); it.hasNext(); ) {
             Unexpected u = it.next();
-            if (matches(source, tag, u)) {
+            if (matches(source, tag, epoch, u)) {
                 if (remove) it.remove();
                 return u;
             }

@@ -10,7 +10,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,8 +56,11 @@ public final class ControlClient implements RankRuntime {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean controllerGone;
     private volatile ControlListener listener;
-    /** Ranks whose failure was delivered to the listener (guarded by itself). */
-    private final BitSet delivered = new BitSet();
+    /**
+     * Processes (procIds) whose failure was delivered to the listener (guarded by itself); by
+     * process, not rank: a replacement of a failed rank can fail too (comm-mode rebuild).
+     */
+    private final java.util.Set<Long> delivered = new java.util.HashSet<>();
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "ftmpi-notify");
         t.setDaemon(true);
@@ -225,13 +227,20 @@ public final class ControlClient implements RankRuntime {
             }
             case FrameType.PROCESS_FAILED -> {
                 ControlMessages.Failed x = ControlMessages.failed(f);
-                if (x.rank() == preliminary.rank()) {
+                if (x.rank() == preliminary.rank() && x.procId() == preliminary.procIds()[x.rank()]) {
                     fenced("the job controller declared it failed: " + x.how());
                 }
                 deliver(x.rank(), x.procId(), x.how()); // here first: keeps the order with ABORT
                 HeartbeatDetector d = detector;
                 if (d != null && d.started()) {
                     d.notice(x.rank(), x.procId(), x.how()); // repairs the ring; delivery dedups
+                }
+            }
+            case FrameType.REPLACED -> {
+                ControlMessages.Register r = ControlMessages.register(f);
+                ControlListener l = listener;
+                if (l != null && r.rank() != preliminary.rank()) {
+                    l.processReplaced(r.rank(), r.procId(), r.host(), r.endpoints());
                 }
             }
             case FrameType.ABORT -> {
@@ -287,10 +296,9 @@ public final class ControlClient implements RankRuntime {
     /** Hands a failure to the listener unless this rank's failure was delivered before. */
     private void deliver(int rank, long procId, String how) {
         synchronized (delivered) {
-            if (rank == preliminary.rank() || delivered.get(rank)) {
+            if (rank == preliminary.rank() || !delivered.add(procId)) {
                 return;
             }
-            delivered.set(rank);
         }
         ControlListener l = listener;
         if (l != null) {

@@ -22,4 +22,10 @@ public interface ControlListener {
      * process shortly.
      */
     void abort(int exitCode, String reason);
+
+    /**
+     * Comm-mode rebuild: the replacement of the failed process of {@code rank} has joined the job
+     * as process {@code procId} and published these endpoints.
+     */
+    default void processReplaced(int rank, long procId, String host, java.util.Map<String, byte[]> endpoints) {}
 }

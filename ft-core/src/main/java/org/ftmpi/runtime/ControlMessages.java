@@ -37,6 +37,14 @@ final class ControlMessages {
         return w.toFrame(FrameType.REGISTER);
     }
 
+    /** REPLACED: the REGISTER of a replacement, passed on to the other ranks. */
+    static Frame replaced(Register r) {
+        PayloadWriter w = new PayloadWriter().putInt(r.rank()).putLong(r.procId()).putString(r.host());
+        putEndpoints(w, r.endpoints());
+        return w.toFrame(FrameType.REPLACED);
+    }
+
+    /** Decodes REGISTER or REPLACED. */
     static Register register(Frame f) throws FrameException {
         PayloadReader r = f.reader();
         Register reg = new Register(r.getInt(), r.getLong(), r.getString(), getEndpoints(r));

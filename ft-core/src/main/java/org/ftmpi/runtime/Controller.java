@@ -55,6 +55,10 @@ public final class Controller implements AutoCloseable {
     private final boolean[] finalized;
     private final boolean[] released;
     private final boolean[] exited;
+    /** Warm spares connected and waiting (ftmpirun -sp), in arrival order. */
+    private final List<Conn> idleSpares = new ArrayList<>();
+    /** Ranks whose replacement was started and has not registered yet (comm-mode rebuild). */
+    private final boolean[] replacing;
     private final List<Conn> all = new ArrayList<>();
     private int registered;
     private boolean tableSent;
@@ -73,6 +77,7 @@ public final class Controller implements AutoCloseable {
         this.finalized = new boolean[size];
         this.released = new boolean[size];
         this.exited = new boolean[size];
+        this.replacing = new boolean[size];
         server = new ServerSocket();
         server.bind(new InetSocketAddress(bind, 0), Math.max(50, size));
         Thread t = new Thread(this::acceptLoop, "ftmpirun-accept");
@@ -112,6 +117,46 @@ public final class Controller implements AutoCloseable {
         if (impossible != null) {
             events.exchangeImpossible(impossible);
         }
+    }
+
+    /**
+     * Comm-mode rebuild: the job started process {@code procId} to replace the failed process of
+     * {@code rank}. Its REGISTER is accepted; it gets the table, and the other ranks REPLACED.
+     */
+    public synchronized void replace(int rank, long procId) {
+        procIds[rank] = procId;
+        if (regs[rank] != null) registered--;
+        regs[rank] = null;
+        conns[rank] = null;
+        finalized[rank] = false;
+        released[rank] = false;
+        exited[rank] = false;
+        replacing[rank] = true;
+    }
+
+    /**
+     * Comm-mode rebuild with warm spares: hands {@code rank} to the first waiting spare (ASSIGN)
+     * and returns its process id, or -1 when no spare is waiting.
+     */
+    public synchronized long assignSpare(int rank) {
+        while (!idleSpares.isEmpty()) {
+            Conn c = idleSpares.remove(0);
+            if (c.socket.isClosed()) continue;
+            replace(rank, c.spareProcId);
+            c.trySend(new org.ftmpi.runtime.wire.PayloadWriter().putInt(rank).toFrame(FrameType.ASSIGN));
+            return c.spareProcId;
+        }
+        return -1;
+    }
+
+    /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
+    public void releaseSpares() {
+        List<Conn> l;
+        synchronized (this) {
+            l = List.copyOf(idleSpares);
+            idleSpares.clear();
+        }
+        for (Conn c : l) c.close();
     }
 
     /** Sends PROCESS_FAILED to every connected rank but the failed one. */
@@ -203,6 +248,7 @@ public final class Controller implements AutoCloseable {
         }
         synchronized (this) {
             all.remove(c);
+            idleSpares.remove(c);
             if (!closed && protocolError) {
                 console.message("warning: closing the control connection of "
                         + (c.rank < 0 ? "an unregistered peer" : "rank " + c.rank) + " from " + peer + ": " + end);
@@ -216,6 +262,15 @@ public final class Controller implements AutoCloseable {
     private void handle(Conn c, Frame f) throws IOException {
         switch (f.type()) {
             case FrameType.REGISTER -> register(c, ControlMessages.register(f));
+            case FrameType.SPARE -> {
+                if (c.rank >= 0 || c.spareProcId != 0) throw new IOException("unexpected SPARE");
+                long id = f.reader().getLong();
+                synchronized (this) {
+                    c.spareProcId = id;
+                    if (!closed) idleSpares.add(c);
+                }
+                console.log("warm spare (process id " + id + ") is ready");
+            }
             case FrameType.FINALIZE -> {
                 requireRank(c, f);
                 synchronized (this) {
@@ -274,7 +329,10 @@ public final class Controller implements AutoCloseable {
         console.log("rank " + r.rank() + " registered (procId " + r.procId() + ", host " + r.host()
                 + ", transports " + r.endpoints().keySet() + ")");
         String impossible = exchangeImpossible(r.rank());
-        if (registered == size && !tableSent) {
+        if (tableSent && replacing[r.rank()]) {
+            replacing[r.rank()] = false;
+            joinReplacement(c, r);
+        } else if (registered == size && !tableSent) {
             tableSent = true;
             List<ControlMessages.Entry> rows = new ArrayList<>(size);
             for (ControlMessages.Register g : regs) {
@@ -287,6 +345,27 @@ public final class Controller implements AutoCloseable {
             console.log("endpoint exchange complete: sent the table of " + size + " ranks");
         }
         return impossible;
+    }
+
+    /**
+     * A replacement registered: it gets the table of the live ranks (ranks that are dead or
+     * being replaced themselves have no endpoints: one replacement joins at a time), every other
+     * rank gets REPLACED and connects to it when its recovery ends.
+     */
+    private void joinReplacement(Conn c, ControlMessages.Register r) {
+        List<ControlMessages.Entry> rows = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            ControlMessages.Register g = regs[i];
+            boolean live = g != null && !exited[i] && !replacing[i];
+            rows.add(live ? new ControlMessages.Entry(g.procId(), g.host(), g.endpoints())
+                    : new ControlMessages.Entry(procIds[i], "", java.util.Map.of()));
+        }
+        c.trySend(ControlMessages.table(rows));
+        Frame rep = ControlMessages.replaced(r);
+        for (Conn x : all) {
+            if (x != c && x.rank >= 0 && x.rank != r.rank()) x.trySend(rep);
+        }
+        console.log("rank " + r.rank() + " rejoined as process " + r.procId() + "; told the other ranks");
     }
 
     /** A message when the exchange can never complete, else null. */
@@ -328,6 +407,8 @@ public final class Controller implements AutoCloseable {
         final DataInputStream in;
         final DataOutputStream out;
         volatile int rank = -1;
+        /** Process id of a warm spare connection (0 otherwise). */
+        volatile long spareProcId;
 
         Conn(Socket s) throws IOException {
             socket = s;

@@ -42,9 +42,27 @@ final class Job implements Controller.Events {
     private final boolean[] declaredFailed;
     /** Whether a failure aborts the job (see {@link #abortsOnFailure}). */
     private final boolean abortOnFailure;
+    /** Whether the survivors recover from failures (see {@link #recoversFromFailure}). */
+    private final boolean recovering;
     private final List<ProcessHandle> killList = new ArrayList<>();
-    private final List<Thread> forwarders = new ArrayList<>();
-    private final CountDownLatch allExited;
+    private final List<Thread> forwarders = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** Released when every process the job started has exited. */
+    private final CountDownLatch allExited = new CountDownLatch(1);
+    /** Processes started and not exited yet; {@link #spawning} while the initial ones start. */
+    private int running;
+    private boolean spawning = true;
+    /** Comm-mode rebuild: a failed rank is replaced by a new process. */
+    private final boolean rebuild;
+    /** Replacements started so far, and the limit (job option {@code max-respawns}, default unlimited). */
+    private int respawns;
+    private final int maxRespawns;
+    /** Next process id: never reused, replacements continue after the initial ranks. */
+    private long nextProcId;
+    private String host;
+    /** Warm spares (ftmpirun -sp) started and not assigned, by process id. */
+    private final java.util.Map<Long, Process> spares = new java.util.LinkedHashMap<>();
+    /** Spare processes that took over a rank. */
+    private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "ftmpirun-timer");
         t.setDaemon(true);
@@ -72,10 +90,13 @@ final class Job implements Controller.Events {
         for (int i = 0; i < n; i++) {
             procIds[i] = i + 1L; // never reused: replacements continue the counter
         }
+        nextProcId = n + 1L;
         procs = new Process[n];
         declaredFailed = new boolean[n];
         abortOnFailure = abortsOnFailure(spec.options());
-        allExited = new CountDownLatch(n);
+        recovering = recoversFromFailure(spec.options());
+        rebuild = recovering && "rebuild".equals(spec.options().get("comm-mode"));
+        maxRespawns = Integer.parseInt(spec.options().getOrDefault("max-respawns", Integer.toString(Integer.MAX_VALUE)));
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -86,10 +107,10 @@ final class Job implements Controller.Events {
         Runtime.getRuntime().addShutdownHook(hook);
         console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()
                 + ", " + n + " ranks");
-        String host = hostName();
+        host = hostName();
         for (int r = 0; r < n; r++) {
             try {
-                spawn(r, host);
+                spawn(r, host, false);
             } catch (IOException e) {
                 synchronized (this) {
                     if (!ending) {
@@ -97,11 +118,21 @@ final class Job implements Controller.Events {
                     }
                 }
                 terminate(1);
-                for (int k = r; k < n; k++) {
-                    allExited.countDown();
-                }
                 break;
             }
+        }
+        int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
+        for (int k = 0; k < nSpares; k++) {
+            try {
+                spawnSpare();
+            } catch (IOException e) {
+                console.message("cannot start a warm spare: " + e.getMessage() + "; continuing with " + k);
+                break;
+            }
+        }
+        synchronized (this) {
+            spawning = false;
+            if (running == 0) allExited.countDown();
         }
         for (FaultInjection f : spec.injections()) {
             timer.schedule(() -> inject(f), f.afterMs(), TimeUnit.MILLISECONDS);
@@ -113,7 +144,8 @@ final class Job implements Controller.Events {
             }, spec.timeoutSeconds(), TimeUnit.SECONDS);
         }
         allExited.await();
-        for (Thread t : forwarders) {
+        stopSpares();
+        for (Thread t : List.copyOf(forwarders)) {
             t.join(2_000);
         }
         controller.close();
@@ -126,7 +158,8 @@ final class Job implements Controller.Events {
         return code;
     }
 
-    private void spawn(int rank, String host) throws IOException {
+    /** Starts the process of {@code rank}; a {@code replacement} runs with job option {@code restarted=true}. */
+    private void spawn(int rank, String host, boolean replacement) throws IOException {
         List<String> cmd = new ArrayList<>(rankCommand);
         if (spec.mainClass() != null) {
             cmd.add(spec.mainClass());
@@ -145,7 +178,15 @@ final class Job implements Controller.Events {
         env.put(RuntimeEnv.PROC_ID, Long.toString(procIds[rank]));
         env.put(RuntimeEnv.CONTROLLER, controller.address());
         env.put(RuntimeEnv.HOST, host);
-        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(spec.options()));
+        Map<String, String> options = spec.options();
+        if (replacement) {
+            // A replacement takes no part in the heartbeat ring (the survivors' rings skip the
+            // failed rank for good); the controller still sees its exit at once.
+            options = new java.util.LinkedHashMap<>(options);
+            options.put("restarted", "true");
+            options.put("hb-period", "0");
+        }
+        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(options));
         Process p;
         synchronized (this) {
             if (ending) {
@@ -154,6 +195,7 @@ final class Job implements Controller.Events {
             p = pb.start();
             procs[rank] = p;
             killList.add(p.toHandle());
+            running++;
         }
         console.log("started rank " + rank + " as pid " + p.pid());
         forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, rank, spec.tagOutput()));
@@ -171,6 +213,85 @@ final class Job implements Controller.Events {
         } catch (IOException e) {
             // the rank died at once; its exit is reported by onExit
         }
+    }
+
+    /**
+     * Starts a warm spare (ftmpirun -sp): a rank JVM without a rank (FTMPI_SPARE=1) that loads
+     * its classes, connects to the controller and waits to take over a failed rank.
+     */
+    private void spawnSpare() throws IOException {
+        List<String> cmd = new ArrayList<>(rankCommand);
+        if (spec.mainClass() != null) cmd.add(spec.mainClass());
+        cmd.addAll(spec.programArgs());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Map<String, String> env = pb.environment();
+        env.remove(RuntimeEnv.RANK);
+        env.putAll(spec.exportEnv());
+        long id;
+        synchronized (this) {
+            id = nextProcId++;
+        }
+        Map<String, String> options = new java.util.LinkedHashMap<>(spec.options());
+        options.put("restarted", "true");
+        options.put("hb-period", "0");
+        env.put(RuntimeEnv.SPARE, "1");
+        env.put(RuntimeEnv.SIZE, Integer.toString(n));
+        env.put(RuntimeEnv.JOB_ID, HexFormat.of().toHexDigits(jobId));
+        env.put(RuntimeEnv.PROC_ID, Long.toString(id));
+        env.put(RuntimeEnv.CONTROLLER, controller.address());
+        env.put(RuntimeEnv.HOST, host);
+        env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(options));
+        Process p;
+        synchronized (this) {
+            if (ending) throw new IOException("the job is being stopped");
+            p = pb.start();
+            spares.put(id, p);
+            killList.add(p.toHandle());
+        }
+        console.log("started warm spare process id " + id + " as pid " + p.pid());
+        forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, -1, spec.tagOutput()));
+        forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, -1, spec.tagOutput()));
+        p.onExit().thenAccept(x -> spareExited(id, x));
+        try (OutputStream stdin = p.getOutputStream()) {
+            stdin.write(SecretLine.format(secret));
+        } catch (IOException e) {
+            // the spare died at once; its exit is reported by onExit
+        }
+    }
+
+    /** A spare process ended: unused (the job ended, or it died waiting), or as a rank it took over. */
+    private void spareExited(long id, Process p) {
+        int rank = -1;
+        synchronized (this) {
+            if (spares.remove(id) != null) {
+                if (!ending && !allDone()) {
+                    console.message("warm spare (process id " + id + ", pid " + p.pid() + ") "
+                            + ExitStatus.describe(p.exitValue()) + "; " + spares.size() + " spare(s) left");
+                }
+                return;
+            }
+            for (int r = 0; r < n; r++) if (procs[r] == p) rank = r;
+        }
+        if (rank >= 0) {
+            rankExited(rank, p);
+        } else {
+            processEnded(); // a spare that took over a rank and was replaced in turn
+        }
+    }
+
+    private synchronized boolean allDone() {
+        return running == 0 && !spawning;
+    }
+
+    /** At the end of the job: the waiting spares are released (they exit 0), stragglers killed. */
+    private void stopSpares() {
+        List<ProcessHandle> left;
+        synchronized (this) {
+            left = spares.values().stream().map(Process::toHandle).toList();
+        }
+        controller.releaseSpares();
+        waitGone(left, 2_000);
+        left.forEach(ProcessHandle::destroyForcibly);
     }
 
     private static void pumpStdin(OutputStream to) {
@@ -192,6 +313,13 @@ final class Job implements Controller.Events {
 
     private void rankExited(int rank, Process p) {
         int status = p.exitValue();
+        synchronized (this) {
+            if (procs[rank] != p) { // a replaced process (comm-mode rebuild): its failure was handled
+                console.log("replaced process of rank " + rank + " (pid " + p.pid() + ") " + ExitStatus.describe(status));
+                processEnded();
+                return;
+            }
+        }
         try {
             controller.rankExited(rank);
             synchronized (this) {
@@ -199,11 +327,12 @@ final class Job implements Controller.Events {
                 if (ending) {
                     return;
                 }
-                if (status != 0 && firstNonZero == 0) {
-                    firstNonZero = status;
-                }
                 boolean failed = !controller.hasFinalized(rank)
                         && (status != 0 || controller.isRegistered(rank));
+                // Under FT-MPI recovery a failed rank is recovered from: its status is not the job's.
+                if (status != 0 && firstNonZero == 0 && !(failed && recovering)) {
+                    firstNonZero = status;
+                }
                 if (failed && !declaredFailed[rank]) {
                     declaredFailed[rank] = true;
                     reportDeathAndAbort(rank, p, status);
@@ -212,8 +341,12 @@ final class Job implements Controller.Events {
         } catch (RuntimeException e) {
             internalError(e);
         } finally {
-            allExited.countDown();
+            processEnded();
         }
+    }
+
+    private synchronized void processEnded() {
+        if (--running == 0 && !spawning) allExited.countDown();
     }
 
     /**
@@ -230,10 +363,89 @@ final class Job implements Controller.Events {
             int code = status != 0 ? status : 1;
             controller.notifyAbort(code, "rank " + rank + " " + how);
             terminate(code);
+        } else if (recovering) {
+            console.message(what + "; the survivors recover (" + modes() + ")");
+            if (!checkAllLost(status != 0 ? status : 1) && rebuild) respawn(rank);
         } else {
             console.message(what + "; the survivors continue (recovery-mode ignore)");
             if (firstNonZero == 0) firstNonZero = status != 0 ? status : 1;
         }
+    }
+
+    /** {@code comm-mode X, recovery-mode Y} of this job, for messages. */
+    private String modes() {
+        return "comm-mode " + spec.options().get("comm-mode") + ", recovery-mode "
+                + spec.options().getOrDefault("recovery-mode", "manual");
+    }
+
+    /**
+     * FT-MPI's first pathological failure (spec 3.1): every process of the job failed, so nobody
+     * is left to recover. The job ends with the status of the last failure.
+     */
+    private boolean checkAllLost(int status) {
+        for (int r = 0; r < n; r++) {
+            Process q = procs[r];
+            if (!declaredFailed[r] && q != null && (q.isAlive() || controller.hasFinalized(r))) return false;
+        }
+        console.message("every rank of the job has failed; nothing is left to recover (" + modes() + ")");
+        if (firstNonZero == 0) firstNonZero = status;
+        return true;
+    }
+
+    /**
+     * Comm-mode rebuild: starts a new process (new process id) for the failed rank; it joins the
+     * job when the survivors' recovery connects to it. Without resources (the spawn fails, or
+     * {@code max-respawns} replacements were started) the job cannot recover and is aborted
+     * (FT-MPI's second pathological failure, spec 3.1).
+     */
+    private synchronized void respawn(int rank) {
+        long spare = controller.assignSpare(rank);
+        Process p = spare >= 0 ? spares.remove(spare) : null;
+        if (p != null) {
+            procIds[rank] = spare;
+            declaredFailed[rank] = false;
+            procs[rank] = p;
+            assignedSpares.add(p);
+            running++;
+            console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid() + ", process id "
+                    + spare + "); " + spares.size() + " spare(s) left");
+            return;
+        }
+        if (spec.options().containsKey("spares")) {
+            console.message("no warm spare is ready for rank " + rank + "; starting a new process");
+        }
+        String why = null;
+        if (respawns >= maxRespawns) {
+            why = "no resources to replace rank " + rank + " (max-respawns " + maxRespawns + " reached)";
+        } else {
+            respawns++;
+            long id = nextProcId++;
+            procIds[rank] = id;
+            controller.replace(rank, id);
+            declaredFailed[rank] = false;
+            try {
+                spawn(rank, host, true);
+                console.message("started a replacement for rank " + rank + " (pid " + procs[rank].pid()
+                        + ", process id " + id + ")");
+                return;
+            } catch (IOException e) {
+                why = "cannot start a replacement for rank " + rank + ": " + e.getMessage();
+            }
+        }
+        console.message(why + "; the job cannot recover (comm-mode rebuild); aborting the job");
+        controller.notifyAbort(1, why);
+        terminate(1);
+    }
+
+    /**
+     * Whether the survivors of a failure recover (FT-MPI comm-mode shrink, blank or rebuild with
+     * recovery-mode auto or manual): the job goes on and a recovered failure does not decide the
+     * job's exit status.
+     */
+    static boolean recoversFromFailure(Map<String, String> options) {
+        String mode = options.getOrDefault("comm-mode", LauncherOptions.COMM_MODE_ABORT);
+        String rec = options.getOrDefault("recovery-mode", "manual");
+        return !mode.equals(LauncherOptions.COMM_MODE_ABORT) && !rec.equals("ignore");
     }
 
     /**
@@ -264,6 +476,9 @@ final class Job implements Controller.Events {
             console.message(what + "; aborting the job (comm-mode abort)");
             controller.notifyAbort(FENCED_STATUS, "rank " + rank + " " + how);
             terminate(FENCED_STATUS);
+        } else if (recovering) {
+            console.message(what + "; killed it (SIGKILL), the survivors recover (" + modes() + ")");
+            if (!checkAllLost(FENCED_STATUS) && rebuild) respawn(rank);
         } else {
             console.message(what + "; killed it (SIGKILL), the survivors continue (recovery-mode ignore)");
             if (firstNonZero == 0) firstNonZero = FENCED_STATUS;

@@ -11,11 +11,18 @@ import java.util.Set;
 public final class LauncherOptions {
     /** Short-form aliases for main classes. */
     public static final Map<String, String> ALIASES = Map.of("bench", "org.ftmpi.bench.Main");
-    /** The only communicator mode implemented so far. */
+    /** The default communicator mode: a death aborts the job. */
     public static final String COMM_MODE_ABORT = "abort";
-    /** Recovery modes: abort the job on a death (default), or let the survivors continue. */
-    public static final Set<String> RECOVERY_MODES = Set.of("abort", "ignore");
-    private static final Set<String> LATER_MODES = Set.of("blank", "shrink", "rebuild", "reset", "cont");
+    /** FT-MPI communicator modes (seed 001 Appendix A, chapter 4). */
+    public static final List<String> COMM_MODES = List.of("abort", "rebuild", "blank", "shrink");
+    /** FT-MPI recovery modes (chapter 3); {@code abort} (of part 1) is kept as a synonym of {@code manual}, the default. */
+    public static final List<String> RECOVERY_MODES = List.of("auto", "manual", "ignore", "abort");
+    /** FT-MPI message modes (chapter 5). */
+    public static final List<String> MSG_MODES = List.of("reset", "cont");
+    /** FT-MPI collective modes (chapter 5.2). */
+    public static final List<String> COLL_MODES = List.of("atomic", "nonatomic");
+    /** Valid mode values whose semantics are not built yet: rejected with a usage error. */
+    private static final Set<String> NOT_BUILT = Set.of("msg-mode=cont", "coll-mode=atomic");
     /** JVM options that take the next token as their value. */
     private static final Set<String> JVM_TWO_TOKEN = Set.of("--add-modules", "--add-opens",
             "--add-exports", "--add-reads", "--module-path", "-p", "--upgrade-module-path",
@@ -35,12 +42,23 @@ public final class LauncherOptions {
                                     user class path (default: $CLASSPATH, else "."); also
                                     honoured as -cp/-classpath/--class-path after "java"
               --tag-output          prefix every output line with "[rank] "
-              --comm-mode MODE      communicator failure mode; only "abort" is available yet
-                                    (a rank dying before MPI_Finalize aborts the job)
-              --recovery-mode MODE  what a rank's death does: "abort" (default) ends the job;
-                                    "ignore" tells the survivors, which continue (operations
-                                    that need the dead rank fail; ULFM revoke/agree/shrink);
-                                    the exit status still names the dead rank
+              --comm-mode MODE      what a rank's death does (FT-MPI): "abort" (default) ends
+                                    the job; "shrink" rebuilds MPI.COMM_WORLD from the
+                                    survivors (contiguous, old order); "blank" keeps its size,
+                                    failed ranks act as MPI.PROC_NULL; "rebuild" starts a new
+                                    process for each failed rank (same rank; at most
+                                    --opt max-respawns=N of them)
+              --recovery-mode MODE  how recovery starts: "manual" (default: at MPI.recover()
+                                    or MPI.COMM_WORLD.dup()), "auto" (in the first call that
+                                    sees the failure); "ignore": never, the survivors go on
+                                    without recovery (ULFM revoke/agree/shrink; the exit
+                                    status still names the dead rank)
+              -sp S, --spares S     start S warm spare JVMs (loaded, connected, waiting) that
+                                    take over failed ranks under --comm-mode rebuild; when
+                                    they run out, new processes are started
+              --msg-mode MODE       "reset" (default): no message of an older epoch is ever
+                                    delivered after a recovery ("cont" is not available yet)
+              --coll-mode MODE      "nonatomic" (default) ("atomic" is not available yet)
               --tcp-bind ADDR       address for the controller and TCP transport
                                     (default 127.0.0.1; job option tcp-bind)
               --transports LIST     comma-separated transports to use (job option transports)
@@ -119,21 +137,16 @@ public final class LauncherOptions {
                 case "-cp", "--classpath", "-classpath", "--class-path" ->
                         cp.add(inline != null ? inline : value(args, i++, name));
                 case "--tag-output", "-tag-output" -> tag = true;
-                case "--comm-mode" -> {
-                    String v = (inline != null ? inline : value(args, i++, name)).toLowerCase();
-                    if (!v.equals(COMM_MODE_ABORT)) {
-                        throw new UsageException("--comm-mode " + v + " is not available yet"
-                                + (LATER_MODES.contains(v) ? "" : " (unknown mode)")
-                                + "; only 'abort' is implemented in this version");
-                    }
-                    options.put("comm-mode", v);
+                case "--comm-mode", "--recovery-mode", "--msg-mode", "--coll-mode" -> {
+                    String key = name.substring(2);
+                    options.put(key, mode(key, (inline != null ? inline : value(args, i++, name)).toLowerCase()));
                 }
-                case "--recovery-mode" -> {
-                    String v = (inline != null ? inline : value(args, i++, name)).toLowerCase();
-                    if (!RECOVERY_MODES.contains(v)) {
-                        throw new UsageException("--recovery-mode " + v + " is not a recovery mode (abort or ignore)");
+                case "-sp", "--sp", "--spares" -> {
+                    String v = inline != null ? inline : value(args, i++, name);
+                    if (!v.matches("\\d{1,4}")) {
+                        throw new UsageException("option " + name + " needs a number of spare processes, got '" + v + "'");
                     }
-                    options.put("recovery-mode", v);
+                    options.put("spares", Integer.toString(Integer.parseInt(v)));
                 }
                 case "--tcp-bind" -> {
                     bind = inline != null ? inline : value(args, i++, name);
@@ -191,6 +204,9 @@ public final class LauncherOptions {
         if (np < 0) {
             throw new UsageException("missing -np N (number of ranks)");
         }
+        if (options.containsKey("spares") && !"rebuild".equals(options.get("comm-mode"))) {
+            throw new UsageException("-sp (warm spares) needs --comm-mode rebuild");
+        }
         if (main == null && jar == null) {
             throw new UsageException("missing the main class to run");
         }
@@ -242,6 +258,32 @@ public final class LauncherOptions {
             throw new UsageException("missing the main class (or -jar FILE) after 'java'");
         }
         return new String[] {main, jar};
+    }
+
+    /** Checks a value of {@code --comm-mode}, {@code --recovery-mode}, {@code --msg-mode} or {@code --coll-mode}. */
+    static String mode(String key, String v) throws UsageException {
+        List<String> valid = switch (key) {
+            case "comm-mode" -> COMM_MODES;
+            case "recovery-mode" -> RECOVERY_MODES;
+            case "msg-mode" -> MSG_MODES;
+            default -> COLL_MODES;
+        };
+        if (!valid.contains(v)) {
+            String kind = key.substring(0, key.indexOf('-'));
+            kind = switch (kind) {
+                case "comm" -> "communicator";
+                case "msg" -> "message";
+                case "coll" -> "collective";
+                default -> kind;
+            };
+            throw new UsageException("--" + key + " " + v + " is not a " + kind + " mode ("
+                    + String.join(", ", valid) + ")");
+        }
+        if (NOT_BUILT.contains(key + "=" + v)) {
+            throw new UsageException("--" + key + " " + v + " is not available yet in this version"
+                    + " (see docs/fault-tolerance.md)");
+        }
+        return v;
     }
 
     private static String value(String[] args, int i, String option) throws UsageException {

@@ -43,6 +43,10 @@ public final class RankMain {
             System.exit(1);
             return;
         }
+        if ("1".equals(System.getenv(RuntimeEnv.SPARE))) { // ftmpirun -sp: wait to take over a rank
+            Spare.warmUp(Thread.currentThread().getContextClassLoader());
+            RankRuntimes.assign(Spare.awaitAssignment(System.getenv(), SecretLine.processSecret()));
+        }
         try {
             main.setAccessible(true);
             Object target = null;

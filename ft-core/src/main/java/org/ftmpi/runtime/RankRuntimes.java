@@ -25,7 +25,19 @@ public final class RankRuntimes {
      *                               process was not started through {@link RankMain}
      */
     public static RankRuntime fromEnvironment() {
-        return fromEnvironment(System.getenv());
+        Map<String, String> a = assigned;
+        return fromEnvironment(a != null ? a : System.getenv());
+    }
+
+    /** A warm spare's environment once it took over a rank (its own, plus FTMPI_RANK). */
+    private static volatile Map<String, String> assigned;
+
+    /** A warm spare takes over {@code rank}: MPI.Init then joins the job as that rank. */
+    static void assign(int rank) {
+        Map<String, String> env = new java.util.HashMap<>(System.getenv());
+        env.put(RuntimeEnv.RANK, Integer.toString(rank));
+        env.remove(RuntimeEnv.SPARE);
+        assigned = env;
     }
 
     static RankRuntime fromEnvironment(Map<String, String> env) {

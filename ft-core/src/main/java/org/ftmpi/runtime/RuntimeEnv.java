@@ -25,6 +25,8 @@ public final class RuntimeEnv {
     public static final String HOST = "FTMPI_HOST";
     /** Job options, {@code key=value} pairs joined by {@code &}, each side URL-encoded. */
     public static final String OPTIONS = "FTMPI_OPTIONS";
+    /** {@code 1} in a warm spare JVM (ftmpirun -sp): it waits for a rank to take over (no FTMPI_RANK). */
+    public static final String SPARE = "FTMPI_SPARE";
 
     private RuntimeEnv() {}
 

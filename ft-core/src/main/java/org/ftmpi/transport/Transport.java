@@ -60,6 +60,16 @@ public interface Transport extends AutoCloseable {
     /** Reads what has arrived and hands complete frames to the sink; flushes backlog. */
     int progress();
 
+    /**
+     * FT-MPI comm-mode REBUILD: the process of {@code worldRank} was replaced by a new one that
+     * published {@code endpoints}; connects to it (the replacement accepts) and returns true, or
+     * returns false when this transport cannot reach it (the default; the engine then routes the
+     * rank over another transport, TCP). Runs under the engine's progress lock.
+     */
+    default boolean reconnect(int worldRank, java.util.Map<String, byte[]> endpoints) throws IOException {
+        return false;
+    }
+
     @Override
     void close();
 }

@@ -46,11 +46,16 @@ class FtmpirunSystemTest {
 
     /** ftmpirun [launcherArgs] java <fast jvm options> -cp test-classes RtProbe [probeArgs]. */
     static List<String> cmd(List<String> launcherArgs, String... probeArgs) {
+        return probeCmd(PROBE, launcherArgs, probeArgs);
+    }
+
+    /** ftmpirun [launcherArgs] java <fast jvm options> -cp test-classes probe [probeArgs]. */
+    static List<String> probeCmd(String probe, List<String> launcherArgs, String... probeArgs) {
         List<String> c = new ArrayList<>();
         c.add(root().resolve("bin/ftmpirun").toString());
         c.addAll(launcherArgs);
         c.addAll(List.of("java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
-                "-cp", testClasses(), PROBE));
+                "-cp", testClasses(), probe));
         c.addAll(List.of(probeArgs));
         return c;
     }
@@ -270,7 +275,7 @@ class FtmpirunSystemTest {
         Result r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--frobnicate", "X"));
         assertEquals(2, r.code());
         assertTrue(r.err().contains("unknown option '--frobnicate'"), r.err());
-        r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--comm-mode", "shrink", "X"));
+        r = run(List.of(root().resolve("bin/ftmpirun").toString(), "-np", "2", "--msg-mode", "cont", "X"));
         assertEquals(2, r.code());
         assertTrue(r.err().contains("not available yet"), r.err());
         r = run(List.of(root().resolve("bin/ftmpirun").toString(), "--help"));

@@ -1,6 +1,7 @@
 package org.ftmpi.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -85,9 +86,9 @@ class LauncherOptionsTest {
         assertMessage("needs a value", "-np");
         assertMessage("missing the main class", "-np", "2");
         assertMessage("after 'java'", "-np", "2", "java", "-Xmx1g");
-        assertMessage("not available yet", "-np", "2", "--comm-mode", "shrink", "M");
+        assertMessage("not available yet", "-np", "2", "--msg-mode", "cont", "M");
         assertMessage("KEY=VALUE", "-np", "2", "--opt", "novalue", "M");
-        assertMessage("--recovery-mode rebuild is not a recovery mode (abort or ignore)",
+        assertMessage("--recovery-mode rebuild is not a recovery mode (auto, manual, ignore, abort)",
                 "-np", "2", "--recovery-mode", "rebuild", "M");
         assertMessage("needs a value", "-np", "2", "--recovery-mode");
         assertMessage("not supported", "-np", "2", "java", "-m", "mod/cls");
@@ -121,6 +122,37 @@ class LauncherOptionsTest {
         assertEquals("ignore", parse("-np", "2", "--recovery-mode", "IGNORE", "M").options().get("recovery-mode"));
         assertEquals("abort", parse("-np", "2", "--recovery-mode=abort", "M").options().get("recovery-mode"));
         assertEquals(null, parse("-np", "2", "M").options().get("recovery-mode"), "default: abort (unset)");
+    }
+
+    @Test
+    void ftMpiModesReachTheRanksAsJobOptions() throws Exception {
+        LaunchSpec s = parse("-np", "2", "--comm-mode", "SHRINK", "--recovery-mode", "auto", "--msg-mode", "reset",
+                "--coll-mode=nonatomic", "M");
+        assertEquals("shrink", s.options().get("comm-mode"));
+        assertEquals("auto", s.options().get("recovery-mode"));
+        assertEquals("reset", s.options().get("msg-mode"));
+        assertEquals("nonatomic", s.options().get("coll-mode"));
+        assertEquals("blank", parse("-np", "2", "--comm-mode=blank", "--recovery-mode", "manual", "M").options()
+                .get("comm-mode"));
+        assertMessage("--comm-mode grow is not a communicator mode (abort, rebuild, blank, shrink)",
+                "-np", "2", "--comm-mode", "grow", "M");
+        assertMessage("--msg-mode nop is not a message mode (reset, cont)", "-np", "2", "--msg-mode", "nop", "M");
+        assertMessage("--coll-mode x is not a collective mode (atomic, nonatomic)", "-np", "2", "--coll-mode", "x", "M");
+        assertMessage("--msg-mode cont is not available yet", "-np", "2", "--msg-mode", "cont", "M");
+        assertMessage("--coll-mode atomic is not available yet", "-np", "2", "--coll-mode", "atomic", "M");
+        assertEquals("rebuild", parse("-np", "2", "--comm-mode", "rebuild", "M").options().get("comm-mode"));
+        assertMessage("needs a value", "-np", "2", "--msg-mode");
+    }
+
+    @Test
+    void whichModesAbortOrRecover() {
+        assertTrue(Job.abortsOnFailure(Map.of("comm-mode", "abort")));
+        assertFalse(Job.abortsOnFailure(Map.of("comm-mode", "abort", "recovery-mode", "ignore")));
+        assertFalse(Job.abortsOnFailure(Map.of("comm-mode", "shrink")));
+        assertTrue(Job.recoversFromFailure(Map.of("comm-mode", "shrink")));
+        assertTrue(Job.recoversFromFailure(Map.of("comm-mode", "blank", "recovery-mode", "auto")));
+        assertFalse(Job.recoversFromFailure(Map.of("comm-mode", "shrink", "recovery-mode", "ignore")));
+        assertFalse(Job.recoversFromFailure(Map.of("comm-mode", "abort", "recovery-mode", "manual")));
     }
 
     private static void assertMessage(String part, String... args) {

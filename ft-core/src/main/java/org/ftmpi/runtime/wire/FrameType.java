@@ -27,6 +27,15 @@ public final class FrameType {
     public static final int ABORT = 16;
     /** Rank to controller: this rank's heartbeat observer declared a rank failed (rank, procId, how). */
     public static final int FAILURE_REPORT = 17;
+    /**
+     * Controller to rank (comm-mode rebuild): the replacement of a failed rank registered (rank,
+     * its new procId, host, endpoints; the layout of REGISTER).
+     */
+    public static final int REPLACED = 18;
+    /** Warm spare to controller: a spare JVM is ready (its procId). */
+    public static final int SPARE = 19;
+    /** Controller to warm spare: take over this rank (rank). */
+    public static final int ASSIGN = 20;
 
     private FrameType() {}
 
@@ -44,6 +53,9 @@ public final class FrameType {
             case PROCESS_FAILED -> "PROCESS_FAILED";
             case ABORT -> "ABORT";
             case FAILURE_REPORT -> "FAILURE_REPORT";
+            case REPLACED -> "REPLACED";
+            case SPARE -> "SPARE";
+            case ASSIGN -> "ASSIGN";
             default -> "type " + type;
         };
     }

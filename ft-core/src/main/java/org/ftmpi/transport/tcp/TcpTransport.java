@@ -82,30 +82,20 @@ final class TcpTransport implements Transport {
     public void connect(JobInfo job) throws IOException {
         int me = job.rank();
         conns = new Conn[job.size()];
+        // A replacement (FT-MPI REBUILD, job option restarted) only accepts: every live rank
+        // connects to it when its recovery ends (reconnect).
+        boolean replacement = Boolean.parseBoolean(job.option("restarted", "false"));
         // Connect to every lower rank, then accept every higher one: rank 0 only accepts, so
         // by induction every connect finds its acceptor.
-        for (int peer = 0; peer < me; peer++) {
+        for (int peer = 0; peer < (replacement ? 0 : me); peer++) {
             Map<String, byte[]> ep = job.endpoints().get(peer);
             byte[] addr = ep == null ? null : ep.get("tcp");
             if (addr == null) continue;
-            String s = new String(addr, StandardCharsets.UTF_8);
-            int colon = s.lastIndexOf(':');
-            SocketChannel ch = SocketChannel.open();
-            try {
-                ch.socket().connect(new InetSocketAddress(s.substring(0, colon),
-                        Integer.parseInt(s.substring(colon + 1))), CONNECT_TIMEOUT_MS);
-                ch.socket().setSoTimeout(CONNECT_TIMEOUT_MS);
-                TcpHandshake.connect(ch, job.secret(), job.jobId(), me);
-                install(peer, ch);
-            } catch (IOException | RuntimeException e) {
-                // Close at once: a socket left open would stall the peer's (serial) accept loop
-                // in its handshake read until that times out.
-                ch.close();
-                throw e;
-            }
+            dial(peer, addr, job);
         }
         int expected = 0;
-        for (int peer = me + 1; peer < job.size(); peer++) {
+        for (int peer = replacement ? 0 : me + 1; peer < job.size(); peer++) {
+            if (peer == me) continue;
             Map<String, byte[]> ep = job.endpoints().get(peer);
             if (ep != null && ep.containsKey("tcp")) expected++;
         }
@@ -122,7 +112,7 @@ final class TcpTransport implements Transport {
                 ch.close();
                 continue;
             }
-            if (peer <= me || conns[peer] != null) {
+            if ((replacement ? peer == me : peer <= me) || peer >= conns.length || conns[peer] != null) {
                 System.err.println("ftmpi: rank " + me + ": rejected a duplicate connection claiming rank " + peer);
                 ch.close();
                 continue;
@@ -131,6 +121,45 @@ final class TcpTransport implements Transport {
             expected--;
         }
         server.close();
+    }
+
+    @Override
+    public boolean reconnect(int worldRank, Map<String, byte[]> endpoints) throws IOException {
+        byte[] addr = endpoints.get("tcp");
+        if (addr == null) return false;
+        Conn old = conns[worldRank];
+        if (old != null) {
+            old.dead = true;
+            old.dropBacklog();
+            live.remove(old);
+            try {
+                old.ch.close();
+            } catch (IOException ignored) {
+                // the old process is gone
+            }
+            conns[worldRank] = null;
+        }
+        dial(worldRank, addr, pre);
+        return true;
+    }
+
+    /** Connects to {@code peer} at endpoint {@code addr} ("host:port"), authenticates and installs. */
+    private void dial(int peer, byte[] addr, JobInfo job) throws IOException {
+        String s = new String(addr, StandardCharsets.UTF_8);
+        int colon = s.lastIndexOf(':');
+        SocketChannel ch = SocketChannel.open();
+        try {
+            ch.socket().connect(new InetSocketAddress(s.substring(0, colon),
+                    Integer.parseInt(s.substring(colon + 1))), CONNECT_TIMEOUT_MS);
+            ch.socket().setSoTimeout(CONNECT_TIMEOUT_MS);
+            TcpHandshake.connect(ch, job.secret(), job.jobId(), job.rank());
+            install(peer, ch);
+        } catch (IOException | RuntimeException e) {
+            // Close at once: a socket left open would stall the peer's (serial) accept loop
+            // in its handshake read until that times out.
+            ch.close();
+            throw e;
+        }
     }
 
     private void install(int peer, SocketChannel ch) throws IOException {

@@ -310,6 +310,23 @@ final class ShmTransport implements Transport {
         lose(p, "process " + p.peerPid + " of rank " + p.peer + " is gone");
     }
 
+    /**
+     * FT-MPI REBUILD: the process of {@code worldRank} was replaced. Its pair is not re-made (the
+     * engine reaches the replacement over TCP): the old pair is dropped without reporting a loss,
+     * which would otherwise name the replacement failed.
+     */
+    @Override
+    public boolean reconnect(int worldRank, Map<String, byte[]> endpoints) {
+        ShmPair p = reaches(worldRank) ? pairs[worldRank] : null;
+        if (p != null && !p.lost) {
+            p.lost = true;
+            p.lostCause = "rank " + worldRank + " was replaced";
+            p.backlog.clear();
+            p.backlogBytes = 0;
+        }
+        return false;
+    }
+
     private void lose(ShmPair p, String cause) {
         if (p.lost) return;
         p.lost = true;

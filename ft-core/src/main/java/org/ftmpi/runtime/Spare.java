@@ -1,0 +1,64 @@
+package org.ftmpi.runtime;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.Map;
+
+import org.ftmpi.runtime.wire.Auth;
+import org.ftmpi.runtime.wire.Frame;
+import org.ftmpi.runtime.wire.FrameCodec;
+import org.ftmpi.runtime.wire.FrameType;
+import org.ftmpi.runtime.wire.PayloadWriter;
+
+/**
+ * A warm spare (ftmpirun -sp, FT-MPI comm-mode REBUILD): a rank JVM started ahead of need, with
+ * its classes loaded, connected to the job controller and waiting. When a rank fails the
+ * controller sends it ASSIGN(rank); it then runs the user's main as that rank's replacement
+ * ({@code MPI.isRestarted()} is true). When the job ends first, the controller closes the
+ * connection and the spare exits 0.
+ */
+final class Spare {
+    private Spare() {}
+
+    /** Waits for an assignment; returns the rank to take over, or exits the JVM (status 0) when the job ends. */
+    static int awaitAssignment(Map<String, String> env, byte[] secret) {
+        String ctl = env.get(RuntimeEnv.CONTROLLER);
+        long procId = Long.parseLong(env.get(RuntimeEnv.PROC_ID));
+        int colon = ctl.lastIndexOf(':');
+        String host = ctl.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+        try (Socket s = new Socket()) {
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(host, Integer.parseInt(ctl.substring(colon + 1))), 10_000);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            Auth.client(in, out, secret);
+            FrameCodec.write(out, new PayloadWriter().putLong(procId).toFrame(FrameType.SPARE));
+            Frame f;
+            while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {
+                if (f.type() == FrameType.ASSIGN) return f.reader().getInt();
+            }
+        } catch (IOException e) {
+            // the controller is gone: nothing to take over
+        }
+        System.exit(0);
+        return -1;
+    }
+
+    /** Loads (and initializes) the classes a rank needs at once, so that a takeover starts warm. */
+    static void warmUp(ClassLoader loader) {
+        for (String c : new String[] {"mpi.MPI", "mpi.Intracomm", "org.ftmpi.p2p.Engine",
+                "org.ftmpi.runtime.ControlClient", "org.ftmpi.transport.tcp.TcpTransport"}) {
+            try {
+                Class.forName(c, true, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not on this class path: loaded on demand
+            }
+        }
+    }
+}

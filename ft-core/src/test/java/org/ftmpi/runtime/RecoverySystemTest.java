@@ -1,0 +1,216 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * FT-MPI recovery (issue 8) through {@code bin/ftmpirun} with real SIGKILLs: comm-modes SHRINK
+ * and BLANK, recovery modes MANUAL (by {@code MPI.recover()} and by {@code COMM_WORLD.dup()})
+ * and AUTO, message mode RESET, listeners, states, invalidated communicators, a second failure,
+ * and the job where every rank dies. The program is {@code testprog.RecoveryProbe}.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RecoverySystemTest {
+    private static final String PROBE = "org.ftmpi.runtime.testprog.RecoveryProbe";
+
+    private static List<String> cmd(List<String> launcherArgs, String... probeArgs) {
+        return FtmpirunSystemTest.probeCmd(PROBE, launcherArgs, probeArgs);
+    }
+
+    private static void has(FtmpirunSystemTest.Result r, String line) {
+        assertTrue(r.out().contains(line + "\n"), "missing '" + line + "' in\n" + r.out() + r.err());
+    }
+
+    /** Lines of rank {@code me}, in the order it printed them. */
+    private static List<String> linesOf(FtmpirunSystemTest.Result r, int me) {
+        return r.out().lines().filter(l -> l.startsWith("rank " + me + " ")).toList();
+    }
+
+    private static void shrinkManual(String how) throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "shrink",
+                "--recovery-mode", "manual"), how, "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 2 (pid"), r.err());
+        assertTrue(r.err().contains("the survivors recover (comm-mode shrink, recovery-mode manual)"), r.err());
+        int[] newRank = {0, 1, -1, 2};
+        for (int me : new int[] {0, 1, 3}) {
+            has(r, "rank " + me + " recv failed: class 16 failedRank 2 state DETECTED victim UNAVAILABLE");
+            has(r, "rank " + me + " send before recovery failed: class 16");
+            has(r, "rank " + me + " recovered size 3 rank " + newRank[me] + " failed [2] state OK victim FAILED old FAILED");
+            has(r, "rank " + me + " old comm: class 5 ERR_COMM");
+            has(r, "rank " + me + " sum 4");
+            has(r, "rank " + me + " finalized");
+            List<String> mine = linesOf(r, me);
+            int a = mine.indexOf("rank " + me + " listener A failed [2] num 1 state RECOVERED");
+            int b = mine.indexOf("rank " + me + " listener B size 3");
+            int rec = mine.indexOf("rank " + me + " recovered size 3 rank " + newRank[me]
+                    + " failed [2] state OK victim FAILED old FAILED");
+            assertTrue(a >= 0 && a < b && b < rec, "listeners in registration order, before the call returns: " + mine);
+        }
+        has(r, "rank 1 tag 7 got 222"); // RESET: the message of the old epoch (111) was never delivered
+    }
+
+    @Test
+    void shrinkManualByRecover() throws Exception {
+        shrinkManual("manual");
+    }
+
+    @Test
+    void shrinkManualByCommWorldDup() throws Exception {
+        shrinkManual("dup");
+    }
+
+    @Test
+    void shrinkAutoRecoversInTheFailingCallThenASecondFailure() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "auto", "1", "3"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me : new int[] {0, 2, 4}) {
+            List<String> mine = linesOf(r, me);
+            int a = mine.indexOf("rank " + me + " listener A failed [1] num 1 state RECOVERED");
+            int caught = mine.indexOf("rank " + me + " caught class 16 size 4 state OK");
+            assertTrue(a >= 0 && caught > a, "AUTO: recovery (listeners) first, then the error: " + mine);
+            has(r, "rank " + me + " sum 9");
+            has(r, "rank " + me + " second caught size 3 failed [2]");
+            has(r, "rank " + me + " second sum 6 size 3 rank " + (me / 2));
+            has(r, "rank " + me + " finalized");
+        }
+        has(r, "rank 2 tag 7 got 222");
+    }
+
+    @Test
+    void blankKeepsTheSizeAndSkipsTheBlank() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "blank"),
+                "blank", "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me : new int[] {0, 1, 3}) {
+            has(r, "rank " + me + " recovered size 4 rank " + me + " failed [2] state OK victim FAILED old FAILED");
+            has(r, "rank " + me + " blank p2p: source -2 count 0 buf -7");
+            // bcast from 0; blank root returns at once (-1 untouched); MAX of -(r+1) is -1 (no invented 0);
+            // PROD of r+2 over 0,1,3 is 30; MAXLOC never names the blank; the blank's gather block untouched
+            has(r, "rank " + me + " blank colls: bcast 42 blank-root -1" + (me == 0 ? " max -1" : "") + " prod 30"
+                    + " maxloc 30,3" + (me == 0 ? " gather [100, 101, -1, 103]" : ""));
+            has(r, "rank " + me + " blank scatter " + (10 + me) + " allgather [200, 201, -1, 203]");
+            has(r, "rank " + me + " sum 4");
+            has(r, "rank " + me + " finalized");
+        }
+        has(r, "rank 1 tag 7 got 222");
+    }
+
+    @Test
+    void everyRankLostEndsTheJobWithAMessage() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "2", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "all"));
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("every rank of the job has failed; nothing is left to recover"), r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    @Test
+    void rebuildReplacesTheFailedRankWithANewProcess() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto"), "rebuild", "2"));
+        assertTrue(r.err().contains("started a replacement for rank 2 (pid"), r.err());
+        rebuilt(r);
+    }
+
+    @Test
+    void rebuildTakesAWarmSpare() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "-sp", "1", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto"), "rebuild", "2"));
+        assertTrue(r.err().contains("rank 2 is taken over by a warm spare (pid"), r.err());
+        assertFalse(r.err().contains("started a replacement"), r.err());
+        rebuilt(r);
+    }
+
+    @Test
+    void sparesRunOutThenANewProcessIsStarted() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "-sp", "1", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto"), "rebuild", "1", "3"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 1 is taken over by a warm spare (pid"), r.err());
+        assertTrue(r.err().contains("no warm spare is ready for rank 3; starting a new process"), r.err());
+        assertTrue(r.err().contains("started a replacement for rank 3 (pid"), r.err());
+        has(r, "rank 1 restarted size 4 state OK failed []");
+        has(r, "rank 1 from 0 got 333");
+        has(r, "rank 3 restarted size 4 state OK failed []");
+        has(r, "rank 3 from 0 got 444");
+        for (int me : new int[] {0, 1, 2}) {
+            has(r, "rank " + me + " second caught size 4 failed [3]");
+        }
+        for (int me : new int[] {0, 1, 2, 3}) {
+            has(r, "rank " + me + " second sum 6 size 4 rank " + me);
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    /** Comm-mode rebuild, rank 2 of 4 replaced: survivors keep their ranks, the replacement joins. */
+    private static void rebuilt(FtmpirunSystemTest.Result r) {
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me : new int[] {0, 1, 3}) {
+            List<String> mine = linesOf(r, me);
+            int a = mine.indexOf("rank " + me + " listener A failed [2] num 1 state RECOVERED");
+            int caught = mine.indexOf("rank " + me + " caught class 16 size 4 state OK");
+            assertTrue(a >= 0 && caught > a, mine.toString());
+            has(r, "rank " + me + " recovered size 4 rank " + me + " failed [2] state OK victim OK old FAILED");
+            has(r, "rank " + me + " old comm: class 5 ERR_COMM");
+            has(r, "rank " + me + " sum 6");
+            has(r, "rank " + me + " finalized");
+        }
+        has(r, "rank 1 tag 7 got 222");
+        has(r, "rank 2 restarted size 4 state OK failed []");
+        has(r, "rank 2 sum 6");
+        has(r, "rank 2 from 0 got 333");
+        has(r, "rank 2 finalized");
+    }
+
+    @Test
+    void rebuildWithoutResourcesEndsTheJobWithAMessage() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto", "--opt", "max-respawns=0"), "rebuild", "1"));
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("no resources to replace rank 1 (max-respawns 0 reached); the job cannot"
+                + " recover (comm-mode rebuild); aborting the job"), r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    @Test
+    void unusedWarmSparesEndWithTheJob() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.cmd(List.of("-np", "2", "-sp", "2",
+                "--comm-mode", "rebuild"), "hello"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        has(r, "rank 0 finalized");
+        has(r, "rank 1 finalized");
+        assertFalse(r.err().contains("spare"), r.err());
+    }
+
+    @Test
+    void twoSimultaneousDeaths() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "two", "1", "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me : new int[] {0, 3, 4}) {
+            has(r, "rank " + me + " survived size 3 sum 7 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    @Test
+    void aDeathDuringTheRecovery() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "during", "1", "3"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 3 (pid"), r.err());
+        for (int me : new int[] {0, 2, 4}) {
+            has(r, "rank " + me + " survived size 3 sum 6 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package org.ftmpi.runtime.testprog;
+
+import java.util.Arrays;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import mpi.ProcFailedException;
+import mpi.Status;
+
+/**
+ * MPI program for the FT-MPI recovery system tests ({@code RecoverySystemTest}). After a barrier,
+ * rank {@code VICTIM} kills itself with SIGKILL; the survivors find out in a call that needs it,
+ * recover and go on. Modes:
+ * <ul>
+ * <li>{@code manual VICTIM} / {@code dup VICTIM}: comm-mode shrink, recovery manual, started by
+ *     {@code MPI.recover()} or {@code MPI.COMM_WORLD.dup()}; checks that communication fails
+ *     before the recovery, the listeners, the states, RESET, the invalidated communicator;</li>
+ * <li>{@code auto VICTIM [VICTIM2]}: recovery auto inside a failing allreduce; with a second
+ *     victim (a rank of the original COMM_WORLD), it dies after the first recovery;</li>
+ * <li>{@code blank VICTIM}: comm-mode blank, manual: point-to-point with the blank, barrier,
+ *     bcast, reduce, allreduce (MAXLOC) and gather with a blank member;</li>
+ * <li>{@code rebuild VICTIM [VICTIM2]}: comm-mode rebuild, recovery auto: the survivors keep
+ *     their ranks and exchange messages with the victim's replacement, which sees {@code
+ *     MPI.isRestarted()}; a second victim dies after the first recovery;</li>
+ * <li>{@code two VICTIM VICTIM2}: both die at once (recovery auto);</li>
+ * <li>{@code during VICTIM VICTIM2}: VICTIM dies; VICTIM2 dies in its recovery listener, that is
+ *     inside the recovery (recovery auto);</li>
+ * <li>{@code all}: every rank kills itself.</li>
+ * </ul>
+ * Output lines start with {@code rank R} (the rank in the original COMM_WORLD).
+ */
+public final class RecoveryProbe {
+    private RecoveryProbe() {}
+
+    private static int me;
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        MPI.Init(args);
+        Intracomm world = MPI.COMM_WORLD;
+        world.setErrhandler(MPI.ERRORS_RETURN);
+        me = world.getRank();
+        if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of a victim
+            say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
+                    + Arrays.toString(MPI.getFailedRanks()));
+            replacement(world, Integer.parseInt(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : -1);
+            return;
+        }
+        if (mode.equals("all")) {
+            world.barrier();
+            die();
+        }
+        int victim = Integer.parseInt(args[1]);
+        int victim2 = args.length > 2 ? Integer.parseInt(args[2]) : -1;
+        MPI.addRecoveryListener(f -> say("listener A failed " + Arrays.toString(f) + " num " + MPI.getNumFailedProcs()
+                + " state " + MPI.getCommState(MPI.COMM_WORLD)));
+        MPI.addRecoveryListener(f -> say("listener B size " + MPI.COMM_WORLD.getSize()));
+        if (mode.equals("during")) { // VICTIM2 dies inside its own recovery (its last step, the listeners)
+            MPI.addRecoveryListener(f -> {
+                if (me == victim2) die();
+            });
+        }
+        Intracomm old = world.dup();
+        if (me == 0) world.send(new int[] {111}, 1, MPI.INT, 1, 7); // old epoch: must never be received
+        world.barrier();
+        if (me == victim || (mode.equals("two") && me == victim2)) die();
+        switch (mode) {
+            case "two", "during" -> {
+                // AUTO: every call that fails has recovered first; repeat until one succeeds
+                int[] sum = new int[1];
+                int failures = 0;
+                while (true) {
+                    try {
+                        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+                        break;
+                    } catch (ProcFailedException e) {
+                        failures++;
+                    }
+                }
+                say("survived size " + world.getSize() + " sum " + sum[0] + " after " + (failures > 0 ? "failures" : "none"));
+                MPI.Finalize();
+                say("finalized");
+                return;
+            }
+            case "manual", "dup", "blank" -> {
+                try {
+                    world.recv(new int[1], 1, MPI.INT, victim, 1);
+                    say("recv from victim returned");
+                } catch (ProcFailedException e) {
+                    say("recv failed: class " + e.getErrorClass() + " failedRank " + e.getFailedRank() + " state "
+                            + MPI.getCommState(world) + " victim " + MPI.getProcState(victim));
+                }
+                int peer = me == 0 ? 1 : 0;
+                try {
+                    world.send(new int[1], 1, MPI.INT, peer, 9);
+                    say("send before recovery returned");
+                } catch (ProcFailedException e) {
+                    say("send before recovery failed: class " + e.getErrorClass());
+                }
+                if (mode.equals("dup")) world.dup();
+                else MPI.recover();
+            }
+            case "auto", "rebuild" -> {
+                try {
+                    world.allReduce(new int[] {1}, new int[1], 1, MPI.INT, MPI.SUM);
+                    say("allreduce returned");
+                } catch (ProcFailedException e) {
+                    say("caught class " + e.getErrorClass() + " size " + world.getSize() + " state "
+                            + MPI.getCommState(world));
+                }
+            }
+            default -> throw new IllegalArgumentException(mode);
+        }
+        say("recovered size " + world.getSize() + " rank " + world.getRank() + " failed "
+                + Arrays.toString(MPI.getFailedRanks()) + " state " + MPI.getCommState(world) + " victim "
+                + MPI.getProcState(victim) + " old " + MPI.getCommState(old));
+        // RESET: rank 0's message of the old epoch is never delivered; the new one is.
+        if (world.getRank() == 0) world.send(new int[] {222}, 1, MPI.INT, 1, 7);
+        if (world.getRank() == 1) {
+            int[] got = new int[1];
+            world.recv(got, 1, MPI.INT, 0, 7);
+            say("tag 7 got " + got[0]);
+        }
+        try {
+            old.barrier();
+            say("old comm barrier returned");
+        } catch (MPIException e) {
+            say("old comm: class " + e.getErrorClass() + (e.getErrorClass() == MPI.ERR_COMM ? " ERR_COMM" : ""));
+        }
+        if (mode.equals("blank")) blankChecks(world, victim);
+        int[] sum = new int[1];
+        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+        say("sum " + sum[0]);
+        if (mode.equals("rebuild") && me == 0) world.send(new int[] {333}, 1, MPI.INT, victim, 8);
+        if (victim2 >= 0) {
+            secondFailure(world, victim2);
+            if (mode.equals("rebuild") && me == 0) world.send(new int[] {444}, 1, MPI.INT, victim2, 8);
+        }
+        MPI.Finalize();
+        say("finalized");
+    }
+
+    /** After a barrier {@code victim2} dies; the others see it in an allreduce (AUTO recovers), then sum again. */
+    private static void secondFailure(Intracomm world, int victim2) throws Exception {
+        int[] sum = new int[1];
+        world.barrier();
+        if (me == victim2) die();
+        try {
+            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            say("second allreduce returned");
+        } catch (ProcFailedException e) {
+            say("second caught size " + world.getSize() + " failed " + Arrays.toString(MPI.getFailedRanks()));
+        }
+        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+        say("second sum " + sum[0] + " size " + world.getSize() + " rank " + world.getRank());
+    }
+
+    /** The replacement of {@code victim} or of {@code victim2}: the survivors' calls after their recovery. */
+    private static void replacement(Intracomm world, int victim, int victim2) throws Exception {
+        int[] sum = new int[1];
+        int[] got = new int[1];
+        if (me == victim) {
+            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            say("sum " + sum[0]);
+            world.recv(got, 1, MPI.INT, 0, 8);
+            say("from 0 got " + got[0]);
+            if (victim2 >= 0) secondFailure(world, victim2);
+        } else {
+            world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            say("second sum " + sum[0] + " size " + world.getSize() + " rank " + world.getRank());
+            world.recv(got, 1, MPI.INT, 0, 8);
+            say("from 0 got " + got[0]);
+        }
+        MPI.Finalize();
+        say("finalized");
+    }
+
+    /** Comm-mode BLANK: the victim is a blank of the rebuilt COMM_WORLD. */
+    private static void blankChecks(Intracomm world, int blank) throws MPIException {
+        world.send(new int[] {5}, 1, MPI.INT, blank, 3);
+        int[] buf = {-7};
+        Status st = world.recv(buf, 1, MPI.INT, blank, 3);
+        say("blank p2p: source " + st.getSource() + " count " + st.getCount(MPI.INT) + " buf " + buf[0]);
+        world.barrier();
+        int[] b = {me == 0 ? 42 : -1};
+        world.bcast(b, 1, MPI.INT, 0);
+        int[] c = {-1};
+        world.bcast(c, 1, MPI.INT, blank);
+        int[] max = new int[] {99};
+        world.reduce(new int[] {-(me + 1)}, max, 1, MPI.INT, MPI.MAX, 0);
+        int[] prod = new int[1];
+        world.allReduce(new int[] {me + 2}, prod, 1, MPI.INT, MPI.PROD);
+        int[] loc = new int[2];
+        world.allReduce(new int[] {me * 10, me}, loc, 1, MPI.INT2, MPI.MAXLOC);
+        int[] g = {-1, -1, -1, -1};
+        world.gather(new int[] {me + 100}, 1, MPI.INT, g, 1, MPI.INT, 0);
+        say("blank colls: bcast " + b[0] + " blank-root " + c[0] + (me == 0 ? " max " + max[0] : "") + " prod " + prod[0]
+                + " maxloc " + loc[0] + "," + loc[1] + (me == 0 ? " gather " + Arrays.toString(g) : ""));
+        int[] sc = {-1};
+        world.scatter(new int[] {10, 11, 12, 13}, 1, MPI.INT, sc, 1, MPI.INT, 0);
+        int[] ag = {-1, -1, -1, -1};
+        world.allGather(new int[] {me + 200}, 1, MPI.INT, ag, 1, MPI.INT);
+        say("blank scatter " + sc[0] + " allgather " + Arrays.toString(ag));
+    }
+
+    private static void die() throws Exception {
+        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+        Thread.sleep(60_000);
+    }
+
+    private static void say(String s) {
+        System.out.println("rank " + me + " " + s);
+        System.out.flush();
+    }
+}
