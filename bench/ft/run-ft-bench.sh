@@ -82,13 +82,8 @@ if [[ ,$only, == *,agree,* ]]; then
     for np in $nps; do
         sel=$(grep "^agree-np$np " "$raw" || true)
         printf "## ft-agree np %s, %s jobs, medians:" "$np" "$trials"
-        for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us after_failure_shrink agree_on_shrunk_us; do
-            if [ $k = after_failure_shrink ]; then
-                v=$(awk '{ n = 0; for (i = 1; i < NF; i++) if ($i == "shrink_us") { n++; if (n == 2) print $(i + 1) } }' <<< "$sel" | median)
-            else
-                v=$(field $k <<< "$sel" | median)
-            fi
-            printf " %s %s" "$k" "$v"
+        for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us; do
+            printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
         done
         echo
     done

@@ -269,7 +269,7 @@ public final class FtBench {
         if (rank == 0) {
             double a = median(ag), r = median(ar);
             out.printf(Locale.ROOT, "RESULT ft-agree np %d agree_us %.1f allreduce_us %.1f ratio %.2f shrink_us %.1f"
-                            + " after_failure: first_agree_us %.1f agree_acked_us %.1f shrink_us %.1f"
+                            + " after_failure: first_agree_us %.1f agree_acked_us %.1f shrink_after_us %.1f"
                             + " agree_on_shrunk_us %.1f%n",
                     n, a, r, a / r, median(sh), first, acked, shrinkAfter, median(ag2));
         }
