@@ -70,6 +70,9 @@ public class Comm implements Freeable, Cloneable {
         this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
         this.epoch = engine.generation();
         this.live = engine.recovers() ? BlankColls.liveRanks(engine, world) : null;
+        // --inject at-call: armed once, by an original process (not by a rebind after a
+        // recovery, nor in a replacement, which would otherwise die at the same call again)
+        if (predefined && context == 0 && epoch == 0 && !engine.isRestarted()) FaultPoint.arm(engine);
     }
 
     /**
@@ -214,7 +217,7 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = region(buf, count, type, "recv", true);
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
-        if (source == MPI.ANY_SOURCE && anySourceRule && ft.failedCount() > 0) awaitAnySource(r, "recv", true);
+        if (source == MPI.ANY_SOURCE && anySourceRule) awaitAnySource(r, "recv", true);
         else engine.await(r);
         return received(r, g, "recv");
     }
@@ -356,10 +359,12 @@ public class Comm implements Freeable, Cloneable {
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
         Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.RECV);
-        return new Prequest(this, g, () -> {
+        Prequest p = new Prequest(this, g, () -> {
             check("start");
             return startRecv(g, source, tag);
         });
+        p.anySource = source == MPI.ANY_SOURCE;
+        return p;
     }
 
     private Prequest persistentSend(String op, Buffer buf, int count, Datatype type, int dest, int tag, int mode)
@@ -1703,11 +1708,74 @@ public class Comm implements Freeable, Cloneable {
      * members that failed after contributing). Works on a revoked communicator and with failed
      * members; tolerates failures during the call (the algorithm is in docs/fault-tolerance.md).
      * Collective over the live members.
+     *
+     * <p>Raises {@link ProcFailedException} ({@code ERR_PROC_FAILED} under ULFM error classes)
+     * when the agreed failed set holds a process whose failure some live member had not
+     * acknowledged ({@link #ackFailed}) before the call; uniformly: either every surviving member
+     * raises or none does. The agreed value is then {@link ProcFailedException#getAgreedFlag()}.
      */
     public final int agree(int flag) throws MPIException {
         check("agree");
         intraOnly("agree");
-        return agreeOn("agree", nextAgreement() << 6, flag).value();
+        int[] ackedBefore = ackedWorld();
+        int k = nextAgreement() << 6;
+        Engine.Decision d = agreeOn("agree", k, flag);
+        return agreed("agree", k, d, ackedBefore);
+    }
+
+    /**
+     * Waits until every process of {@code worlds} (an agreed failed set) is known failed here,
+     * so that {@link #getFailed} after a raising agree holds every non-contributor (ULFM). Every
+     * failure notice reaches every live process, so this ends.
+     */
+    private void awaitKnown(int[] worlds) {
+        int idle = 0;
+        for (int w : worlds) {
+            while (!engine.isFailed(w)) idle = engine.progress() > 0 ? 0 : engine.pause(idle);
+        }
+    }
+
+    /** World ranks of the failures acknowledged here so far. */
+    private int[] ackedWorld() {
+        int[] failed = engine.failedMembers(ft);
+        return java.util.Arrays.copyOf(failed, Math.min(acked, failed.length));
+    }
+
+    /**
+     * ULFM's acknowledgement rule after agreement instance {@code k} decided {@code d}: if its
+     * failed set is not empty, a second instance ({@code k + 1}) agrees on whether every member
+     * had acknowledged all of it (every member runs it, since the failed set is agreed), and the
+     * call raises at every member when one had not.
+     */
+    private int agreed(String op, int k, Engine.Decision d, int[] ackedBefore) throws MPIException {
+        try {
+            return agreedOrThrow(op, k, d, ackedBefore);
+        } catch (P2pException e) {
+            throw raise(e, op);
+        } catch (ProcFailedException e) {
+            throw handle(e);
+        }
+    }
+
+    /** {@link #agreed} without the error handler (for iAgree's thread). */
+    private int agreedOrThrow(String op, int k, Engine.Decision d, int[] ackedBefore)
+            throws P2pException, ProcFailedException {
+        if (d.failedWorld().length == 0) return d.value();
+        int unacked = -1;
+        for (int w : d.failedWorld()) {
+            boolean ok = false;
+            for (int a : ackedBefore) ok |= a == w;
+            if (!ok && unacked < 0) unacked = w;
+        }
+        Engine.Decision all = engine.agree(ft, k + 1, unacked < 0 ? 1 : 0);
+        if (all.value() != 0) return d.value();
+        awaitKnown(d.failedWorld());
+        String msg = op + ": the agreed failed set of " + name + " (world ranks "
+                + java.util.Arrays.toString(d.failedWorld()) + ") holds a failure not acknowledged by every member"
+                + (unacked >= 0 ? " (here: world rank " + unacked + ")" : "")
+                + "; the agreed flag is " + d.value() + " (getAgreedFlag())";
+        throw new ProcFailedException(engine.procFailedClass(), msg, unacked >= 0 ? unacked : d.failedWorld()[0],
+                false, d.value());
     }
 
     /**
@@ -1720,15 +1788,21 @@ public class Comm implements Freeable, Cloneable {
         if (flag == null) throw raise(MPI.ERR_BUFFER, "iAgree: flag is null");
         if (flag.capacity() < 1) throw raise(MPI.ERR_BUFFER, "iAgree: flag has no room for one int");
         int value = flag.get(0);
+        int[] ackedBefore = ackedWorld();
         int k = nextAgreement() << 6;
         org.ftmpi.p2p.Request req = engine.externalRequest();
         Thread.ofVirtual().name("ftmpi-iagree-" + engine.rank()).start(() -> {
+            Engine.Decision d = null;
             try {
-                Engine.Decision d = engine.agree(ft, k, value);
-                flag.put(0, d.value());
+                d = engine.agree(ft, k, value);
+                flag.put(0, agreedOrThrow("iAgree", k, d, ackedBefore));
                 engine.completeExternal(req, ErrorClass.SUCCESS, null, -1);
             } catch (P2pException e) {
                 engine.completeExternal(req, e.errorClass(), "iAgree: " + e.getMessage(), -1);
+            } catch (ProcFailedException e) {
+                flag.put(0, d.value());
+                engine.completeExternal(req, e.getErrorClass(), e.getMessage(),
+                        e.getFailedRank());
             }
         });
         return new Request(req, this, null);
@@ -1834,14 +1908,14 @@ public class Comm implements Freeable, Cloneable {
      */
     final void awaitAnySource(org.ftmpi.p2p.Request r, String op, boolean blocking) throws MPIException {
         int idle = 0;
-        while (!engine.test(r)) {
+        while (!r.isComplete()) {
             if (unacknowledgedFailure()) {
                 if (!blocking) throw anySourceFailure(op, true);
                 if (engine.cancel(r)) throw anySourceFailure(op, false);
                 engine.await(r);
                 return;
             }
-            idle = engine.pause(idle);
+            idle = engine.progress() > 0 ? 0 : engine.pause(idle);
         }
     }
 
@@ -1924,6 +1998,14 @@ public class Comm implements Freeable, Cloneable {
             }
             throw MPIException.of(MPI.ERR_COMM, op + ": the communicator " + name + " has been freed");
         }
+        FaultPoint fp = FaultPoint.active;
+        if (fp != null) fp.call(engine, op);
+    }
+
+    /** The argument checks of {@code probe} (source and tag), without counting a call. */
+    final void checkProbeArgs(String op, int source, int tag) throws MPIException {
+        checkSource(op, source);
+        checkRecvTag(op, tag);
     }
 
     private void checkDest(String op, int dest) throws MPIException {

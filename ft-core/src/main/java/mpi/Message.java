@@ -32,10 +32,11 @@ public final class Message {
             this.comm = comm;
             return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         }
-        comm.probe(source, tag); // validates arguments; blocks until a match is visible
+        comm.checkProbeArgs("mProbe", source, tag);
         int idle = 0;
         while (true) {
-            Status s = imProbe(source, tag, comm);
+            // each poll applies the ANY_SOURCE rule (raises on an unacknowledged failure)
+            Status s = take(comm, comm.probeOnce("mProbe", source, tag, true));
             if (s != null) return s;
             idle = comm.engine.pause(idle);
         }
@@ -50,8 +51,11 @@ public final class Message {
             this.comm = comm;
             return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         }
-        comm.iProbe(source, tag); // validates arguments
-        Engine.Probed p = comm.probeOnce("imProbe", source, tag, true);
+        comm.checkProbeArgs("imProbe", source, tag);
+        return take(comm, comm.probeOnce("imProbe", source, tag, true));
+    }
+
+    private Status take(Comm comm, Engine.Probed p) {
         if (p == null) return null;
         this.probed = p;
         this.comm = comm;

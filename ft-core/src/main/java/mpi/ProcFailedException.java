@@ -11,6 +11,8 @@ public class ProcFailedException extends MPIException {
     private static final long serialVersionUID = 1L;
     private final int failedRank;
     private final boolean pending;
+    private final boolean hasFlag;
+    private final int agreedFlag;
 
     ProcFailedException(int clazz, String message, int failedRank) {
         this(clazz, message, failedRank, false);
@@ -20,7 +22,28 @@ public class ProcFailedException extends MPIException {
         super(clazz, clazz, message);
         this.failedRank = failedRank;
         this.pending = pending;
+        this.hasFlag = false;
+        this.agreedFlag = 0;
     }
+
+    /** The error of {@code agree}: the agreement completed with {@code agreedFlag}, but a failure was unacknowledged. */
+    ProcFailedException(int clazz, String message, int failedRank, boolean pending, int agreedFlag) {
+        super(clazz, clazz, message);
+        this.failedRank = failedRank;
+        this.pending = pending;
+        this.hasFlag = true;
+        this.agreedFlag = agreedFlag;
+    }
+
+    /**
+     * Whether this error comes from {@link Comm#agree} (or the wait of {@link Comm#iAgree}),
+     * which still completed: the agreed value is {@link #getAgreedFlag()} (ULFM sets the output
+     * flag also when it raises {@code MPI_ERR_PROC_FAILED}).
+     */
+    public boolean hasAgreedFlag() { return hasFlag; }
+
+    /** The value agreed by {@link Comm#agree} when it raised (see {@link #hasAgreedFlag()}); 0 otherwise. */
+    public int getAgreedFlag() { return agreedFlag; }
 
     /**
      * Whether the operation is still pending (ULFM's {@code MPI_ERR_PROC_FAILED_PENDING}): a

@@ -48,7 +48,7 @@ public class Request implements Freeable {
     public final Status waitStatus() throws MPIException {
         org.ftmpi.p2p.Request o = op;
         if (o == null) return emptyStatus();
-        if (anySource && comm.anySourceRule && comm.ft.failedCount() > 0) comm.awaitAnySource(o, "wait", false);
+        if (anySource && comm.anySourceRule) comm.awaitAnySource(o, "wait", false);
         else o.engine().await(o);
         return finish();
     }
@@ -147,7 +147,22 @@ public class Request implements Freeable {
                     return s;
                 }
             }
+            raiseIfBlockedAnySource(requests, "waitAny");
             idle = e.progress() > 0 ? 0 : e.pause(idle);
+        }
+    }
+
+    /**
+     * ULFM's rule for arrays of requests: when none of them can complete and one is a receive
+     * from {@code MPI.ANY_SOURCE} whose communicator has an unacknowledged failure, the call
+     * raises {@link ProcFailedException} with {@link ProcFailedException#isPending()} (class
+     * {@code ERR_PROC_FAILED_PENDING} under ULFM error classes); every request stays active.
+     */
+    private static void raiseIfBlockedAnySource(Request[] requests, String op) throws MPIException {
+        for (Request r : requests) {
+            if (r != null && r.op != null && r.anySource && !r.op.isComplete() && r.comm.unacknowledgedFailure()) {
+                throw r.comm.anySourceFailure(op, true);
+            }
         }
     }
 
@@ -173,6 +188,7 @@ public class Request implements Freeable {
                 return s;
             }
         }
+        raiseIfBlockedAnySource(requests, "testAny");
         return null;
     }
 
@@ -209,7 +225,10 @@ public class Request implements Freeable {
         Engine e = engineOf(requests);
         if (e != null) e.progress();
         for (Request r : requests) {
-            if (r != null && !r.isDone()) return null;
+            if (r != null && !r.isDone()) {
+                raiseIfBlockedAnySource(requests, "testAll");
+                return null;
+            }
         }
         return waitAllStatus(requests);
     }
@@ -227,6 +246,7 @@ public class Request implements Freeable {
         while (true) {
             Status[] done = collect(requests);
             if (done.length > 0) return done;
+            raiseIfBlockedAnySource(requests, "waitSome");
             idle = e.progress() > 0 ? 0 : e.pause(idle);
         }
     }
@@ -241,7 +261,9 @@ public class Request implements Freeable {
         Engine e = engineOf(requests);
         if (e == null) return null;
         e.progress();
-        return collect(requests);
+        Status[] done = collect(requests);
+        if (done.length == 0) raiseIfBlockedAnySource(requests, "testSome");
+        return done;
     }
 
     /** MPI_TESTSOME: indexes of completed requests. */

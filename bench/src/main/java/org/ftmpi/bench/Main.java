@@ -7,6 +7,8 @@ import mpi.MPIException;
 /**
  * Entry point of the OSU-style point-to-point benchmarks:
  * {@code bin/ftmpirun -np 2 bench latency|bandwidth|bw|bibw [options]}; see {@link P2POptions#usage()}.
+ * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim}
+ * ({@link org.ftmpi.bench.ft.FtBench}, {@link org.ftmpi.bench.ft.DetectorSim}).
  */
 public final class Main {
     /** Exit status for a command-line error. */
@@ -26,6 +28,15 @@ public final class Main {
             err.println("bench: no benchmark given");
             err.print(P2POptions.usage());
             return EXIT_USAGE;
+        }
+        if (args[0].startsWith("ft-")) {
+            try {
+                return args[0].equals("ft-sim") ? org.ftmpi.bench.ft.DetectorSim.run(args, out, err)
+                        : org.ftmpi.bench.ft.FtBench.run(args, out, err);
+            } catch (MPIException e) {
+                err.println("bench " + args[0] + ": MPI error: " + e.getMessage());
+                return EXIT_FAILURE;
+            }
         }
         for (String a : args) {
             if (a.equals("-h") || a.equals("--help")) {

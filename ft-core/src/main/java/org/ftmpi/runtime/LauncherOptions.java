@@ -74,6 +74,10 @@ public final class LauncherOptions {
                                     fault injection: send SIGKILL (kill, the default) or
                                     SIGSTOP (stop, a hang) to rank R, MS milliseconds after
                                     the ranks started (repeatable)
+              --inject rank=R,at-call=N,how=kill|stop
+                                    rank R signals itself when it enters its N-th MPI call
+                                    (point-to-point, probe, collective, communicator
+                                    construction, agree/shrink; see docs/fault-tolerance.md)
               --verbose, -v         controller logs to stderr
               --version             print the library version and exit
               -h, --help            print this help and exit
@@ -215,6 +219,11 @@ public final class LauncherOptions {
                 throw new UsageException("--inject rank=" + f.rank() + " but the job has " + np + " ranks");
             }
         }
+        // at-call faults are injected by the ranks themselves (mpi.FaultPoint): a job option
+        List<String> atCall = injections.stream().filter(FaultInjection::atCallFault)
+                .map(FaultInjection::optionEntry).toList();
+        if (!atCall.isEmpty()) options.put("inject-at-call", String.join(";", atCall));
+        injections.removeIf(FaultInjection::atCallFault);
         String classpath = cp.isEmpty() ? defaultClasspath(env) : String.join(File.pathSeparator, cp);
         return new LaunchSpec(np, List.copyOf(jvm), classpath, main, jar, List.copyOf(progArgs), tag,
                 verbose, bind == null ? "127.0.0.1" : bind, timeout, Map.copyOf(options),

@@ -311,11 +311,16 @@ class UlfmTest {
                 while (!deadYet(world)) Thread.sleep(10);
                 return;
             }
-            assertEquals(0, world.agree(rank == 3 ? 0 : 1));
-            assertEquals(2, world.getFailed().getSize());
+            // Neither failure is acknowledged: agree raises at every survivor, with the agreed value.
+            ProcFailedException e = assertThrows(ProcFailedException.class, () -> world.agree(rank == 3 ? 0 : 1));
+            assertTrue(e.hasAgreedFlag(), e.getMessage());
+            assertEquals(0, e.getAgreedFlag(), e.getMessage());
+            assertEquals(2, world.getFailed().getSize(), "after a raising agree getFailed holds the non-contributors");
+            assertEquals(2, world.ackFailed());
             IntBuffer f = MPI.newIntBuffer(1).put(0, 1);
             world.iAgree(f).waitFor();
             assertEquals(1, f.get(0));
+            assertEquals(0, world.agree(rank == 2 ? 0 : 1), "acknowledged failures do not raise");
             Intracomm s = world.shrink();
             assertEquals(3, s.getSize());
             assertEquals(rank - 2, s.getRank());

@@ -105,10 +105,15 @@ class LauncherOptionsTest {
         assertEquals("0", parse("-np", "1", "--hb-period", "0", "M").options().get("hb-period"));
         assertMessage("at least twice", "-np", "2", "--hb-period", "100", "--hb-timeout", "150", "M");
         assertMessage("needs milliseconds", "-np", "2", "--hb-timeout", "0", "M");
-        assertMessage("at-call=N is not supported", "-np", "2", "--inject", "rank=0,at-call=3", "M");
+        LaunchSpec c = parse("-np", "3", "--inject", "rank=0,at-call=3", "--inject", "rank=2,at-call=7,how=stop",
+                "--inject", "rank=1,after=5", "M");
+        assertEquals("0:3:kill;2:7:stop", c.options().get("inject-at-call"), "at-call faults go to the ranks");
+        assertEquals(List.of(new FaultInjection(1, 5, "kill")), c.injections(), "only timed faults stay with the launcher");
+        assertMessage("expected N >= 1", "-np", "2", "--inject", "rank=0,at-call=0", "M");
+        assertMessage("exactly one of after, at-call", "-np", "2", "--inject", "rank=0,at-call=3,after=5", "M");
         assertMessage("expected kill or stop", "-np", "2", "--inject", "rank=0,after=1,how=term", "M");
         assertMessage("the job has 2 ranks", "-np", "2", "--inject", "rank=2,after=1", "M");
-        assertMessage("rank and after are required", "-np", "2", "--inject", "rank=1", "M");
+        assertMessage("rank and exactly one of after, at-call are required", "-np", "2", "--inject", "rank=1", "M");
     }
 
     @Test

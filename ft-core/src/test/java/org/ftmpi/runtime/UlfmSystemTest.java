@@ -52,6 +52,7 @@ class UlfmSystemTest {
             assertTrue(r.out().contains("rank " + me + " allreduce failed: class 16")
                     || r.out().contains("rank " + me + " allreduce failed: class 77"), r.out() + r.err());
             assertTrue(r.out().contains("rank " + me + " revoked: class 77"), r.out() + r.err());
+            assertTrue(r.out().contains("rank " + me + " unacknowledged agree raised class 16 flag 0"), r.out() + r.err());
             assertTrue(r.out().contains("rank " + me + " agree 0 failed 1"), r.out() + r.err());
             assertTrue(r.out().contains("rank " + me + " shrunk size 3 rank " + (me == 0 ? 0 : me - 1) + " sum 5"),
                     r.out() + r.err());

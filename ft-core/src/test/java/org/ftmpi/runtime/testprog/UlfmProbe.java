@@ -55,6 +55,12 @@ public final class UlfmProbe {
             } catch (MPIException e) {
                 say("rank " + me + " send on revoked failed otherwise: " + e);
             }
+            try {
+                say("rank " + me + " unacknowledged agree returned " + world.agree(me == 3 ? 0 : 1));
+            } catch (ProcFailedException e) {
+                say("rank " + me + " unacknowledged agree raised class " + e.getErrorClass() + " flag " + e.getAgreedFlag());
+            }
+            world.ackFailed();
             say("rank " + me + " agree " + world.agree(me == 3 ? 0 : 1) + " failed " + world.getFailed().getSize());
         }
         Intracomm s = world.shrink();

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Fault-tolerance benchmarks of issue 7 (see docs/benchmarks.md, "Fault tolerance"): runs the
+# bench ft-* programs through bin/ftmpirun, interleaved, and prints medians.
+#
+#   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--only overhead,detect,agree,sim]
+#
+# overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
+#           with it off (--hb-period 0), the order alternating per round; medians and on/off ratios.
+# detect:   T jobs per np and signal (SIGKILL, SIGSTOP); medians of "first survivor told" and
+#           "every survivor told", ms after the signal.
+# agree:    T jobs per np; medians of each figure (us).
+# sim:      the simulated detector table (bench ft-sim).
+# Raw RESULT lines go to bench/results/ft-<UTC time>.txt as well.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+run="$root/bin/ftmpirun"
+rounds=7 trials=7 nps="4 8" only="overhead,detect,agree,sim"
+while [ $# -gt 0 ]; do
+    case $1 in
+        --rounds) rounds=$2; shift 2 ;;
+        --trials) trials=$2; shift 2 ;;
+        --np) nps=$2; shift 2 ;;
+        --only) only=$2; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+for v in "$rounds" "$trials"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run-ft-bench.sh: --rounds/--trials expect a positive integer, got '$v'" >&2; exit 2; }
+done
+mkdir -p "$root/bench/results"
+raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M).txt"
+: > "$raw"
+echo "# $(date -u '+%F %T UTC'); $(uptime)" | tee -a "$raw"
+
+field() { # field KEY < RESULT lines
+    awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+median() {
+    sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+job() { # job TAG ARGS...: runs one ftmpirun, appends its RESULT line tagged
+    local tag=$1; shift
+    local line
+    line=$("$run" --timeout 600 "$@" 2>/dev/null | grep '^RESULT' || true)
+    [ -n "$line" ] || { echo "run-ft-bench.sh: no RESULT from: ftmpirun $*" >&2; return 0; }
+    echo "$tag $line" >> "$raw"
+}
+
+if [[ ,$only, == *,overhead,* ]]; then
+    for r in $(seq 1 "$rounds"); do
+        if (( r % 2 )); then order="50 0"; else order="0 50"; fi
+        for hb in $order; do job "hb=$hb" -np 2 --hb-period "$hb" bench ft-overhead; done
+    done
+    echo "## ft-overhead, np 2, $rounds interleaved rounds, medians (detector on = --hb-period 50, off = --hb-period 0)"
+    for k in lat8_us bw64k_MBps app_us_per_iter; do
+        on=$(grep '^hb=50 ' "$raw" | grep ft-overhead | field $k | median)
+        off=$(grep '^hb=0 ' "$raw" | grep ft-overhead | field $k | median)
+        awk -v k=$k -v on="$on" -v off="$off" 'BEGIN { printf "%-16s on %10s  off %10s  on/off %.4f\n", k, on, off, on / off }'
+    done
+fi
+
+if [[ ,$only, == *,detect,* ]]; then
+    for np in $nps; do
+        for t in $(seq 1 "$trials"); do
+            job "detect-np$np" -np "$np" --recovery-mode ignore bench ft-detect kill
+            job "detect-np$np" -np "$np" --recovery-mode ignore bench ft-detect stop
+        done
+        for sig in KILL STOP; do
+            sel=$(grep "^detect-np$np " "$raw" | grep "sig $sig " || true)
+            echo "## ft-detect np $np SIG$sig, $trials trials: first survivor told $(field first_ms <<< "$sel" | median) ms," \
+                "every survivor told $(field every_ms <<< "$sel" | median) ms (medians)"
+        done
+    done
+fi
+
+if [[ ,$only, == *,agree,* ]]; then
+    for t in $(seq 1 "$trials"); do
+        for np in $nps; do job "agree-np$np" -np "$np" --recovery-mode ignore bench ft-agree; done
+    done
+    for np in $nps; do
+        sel=$(grep "^agree-np$np " "$raw" || true)
+        printf "## ft-agree np %s, %s jobs, medians:" "$np" "$trials"
+        for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us; do
+            printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
+        done
+        echo
+    done
+fi
+
+if [[ ,$only, == *,sim,* ]]; then
+    "$run" -np 1 bench ft-sim | tee -a "$raw"
+fi
+echo "# raw results: $raw"

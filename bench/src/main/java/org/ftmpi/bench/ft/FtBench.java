@@ -1,0 +1,279 @@
+package org.ftmpi.bench.ft;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import mpi.ProcFailedException;
+import mpi.Request;
+
+/**
+ * Fault-tolerance benchmarks (issue 7), each one MPI program run by {@code bin/ftmpirun ... bench
+ * ft-*}; the interleaved repetitions and medians across jobs are done by
+ * {@code bench/ft/run-ft-bench.sh}. Every program prints one {@code RESULT} line on rank 0.
+ * <ul>
+ * <li>{@code ft-overhead}: 8-byte ping-pong latency and 64 KiB windowed bandwidth between ranks 0
+ *     and 1, and an application loop (compute + one-double allreduce) on every rank; run with
+ *     {@code --hb-period 50} (the default) and {@code --hb-period 0} (detector off).</li>
+ * <li>{@code ft-detect kill|stop}: rank 0 sends SIGKILL/SIGSTOP to the last rank while every
+ *     other rank waits in a receive from it; prints, per survivor, the time from the signal to
+ *     the receive's {@code ProcFailedException} (wall clock of this machine, microseconds).</li>
+ * <li>{@code ft-agree}: agree, one-int allreduce and shrink without failures, then right after
+ *     a SIGKILL of the last rank: the first agree (raises: unacknowledged), agree after
+ *     {@code ackFailed}, shrink. Each operation timed alone after a barrier; its time is the
+ *     maximum over the ranks; medians over the repetitions.</li>
+ * </ul>
+ * Run under {@code --recovery-mode ignore} (the detect and agree programs kill a rank).
+ */
+public final class FtBench {
+    private FtBench() {}
+
+    /** Runs {@code args[0]} (an {@code ft-*} name); returns the exit status. */
+    public static int run(String[] args, PrintStream out, PrintStream err) throws MPIException {
+        String name = args[0];
+        if (!name.equals("ft-overhead") && !name.equals("ft-detect") && !name.equals("ft-agree")) {
+            err.println("bench: unknown benchmark '" + name + "' (ft-overhead, ft-detect kill|stop, ft-agree, ft-sim)");
+            return 2;
+        }
+        if (name.equals("ft-detect") && (args.length < 2 || !(args[1].equals("kill") || args[1].equals("stop")))) {
+            err.println("bench ft-detect: expected kill or stop as the argument");
+            return 2;
+        }
+        MPI.Init(args);
+        Intracomm world = MPI.COMM_WORLD;
+        world.setErrhandler(MPI.ERRORS_RETURN);
+        int status = 0;
+        try {
+            if (world.getSize() < 2) {
+                if (world.getRank() == 0) err.println("bench " + name + ": needs at least 2 processes");
+                status = 1;
+            } else {
+                switch (name) {
+                    case "ft-overhead" -> overhead(world, out);
+                    case "ft-detect" -> detect(world, args[1].equals("stop"), out);
+                    default -> agree(world, out);
+                }
+            }
+        } catch (Exception e) {
+            err.println("bench " + name + ": rank " + world.getRank() + ": " + e);
+            status = 1;
+        } finally {
+            out.flush();
+            MPI.Finalize();
+        }
+        return status;
+    }
+
+    // ------------------------------------------------------------------ overhead
+
+    static void overhead(Intracomm world, PrintStream out) throws MPIException {
+        int rank = world.getRank();
+        double lat = 0, bw = 0, app = 0;
+        for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT up
+            lat = latency(world, rank, pass == 0 ? 5_000 : 30_000);
+            bw = bandwidth(world, rank, pass == 0 ? 50 : 300);
+            app = appLoop(world, pass == 0 ? 300 : 2_000);
+        }
+        if (rank == 0) {
+            out.printf(Locale.ROOT, "RESULT ft-overhead np %d lat8_us %.3f bw64k_MBps %.1f app_us_per_iter %.2f%n",
+                    world.getSize(), lat, bw, app);
+        }
+    }
+
+    /** Half round trip of an 8-byte ping-pong, microseconds. */
+    static double latency(Intracomm c, int rank, int iters) throws MPIException {
+        byte[] b = new byte[8];
+        c.barrier();
+        long t0 = System.nanoTime();
+        if (rank < 2) {
+            int peer = 1 - rank;
+            for (int i = 0; i < iters; i++) {
+                if (rank == 0) {
+                    c.send(b, 8, MPI.BYTE, peer, 1);
+                    c.recv(b, 8, MPI.BYTE, peer, 1);
+                } else {
+                    c.recv(b, 8, MPI.BYTE, peer, 1);
+                    c.send(b, 8, MPI.BYTE, peer, 1);
+                }
+            }
+        }
+        long t1 = System.nanoTime();
+        c.barrier();
+        return (t1 - t0) / 1e3 / iters / 2;
+    }
+
+    /** Windowed (16 x 64 KiB) unidirectional bandwidth from rank 0 to 1, MB/s. */
+    static double bandwidth(Intracomm c, int rank, int iters) throws MPIException {
+        int size = 64 << 10, window = 16;
+        ByteBuffer[] bufs = new ByteBuffer[window];
+        for (int i = 0; i < window; i++) bufs[i] = MPI.newByteBuffer(size);
+        ByteBuffer ack = MPI.newByteBuffer(4);
+        Request[] reqs = new Request[window];
+        c.barrier();
+        long t0 = System.nanoTime();
+        if (rank < 2) {
+            for (int i = 0; i < iters; i++) {
+                for (int w = 0; w < window; w++) {
+                    reqs[w] = rank == 0 ? c.iSend(bufs[w], size, MPI.BYTE, 1, 2) : c.iRecv(bufs[w], size, MPI.BYTE, 0, 2);
+                }
+                Request.waitAll(reqs);
+                if (rank == 0) c.iRecv(ack, 4, MPI.BYTE, 1, 3).waitFor();
+                else c.iSend(ack, 4, MPI.BYTE, 0, 3).waitFor();
+            }
+        }
+        long t1 = System.nanoTime();
+        c.barrier();
+        return (double) size * window * iters / ((t1 - t0) / 1e9) / 1e6;
+    }
+
+    static volatile double sink;
+
+    /** An application loop: about 100 us of arithmetic, then a one-double allreduce; us per iteration. */
+    static double appLoop(Intracomm c, int iters) throws MPIException {
+        double[] in = new double[1], res = new double[1];
+        double x = 1;
+        c.barrier();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            for (int k = 0; k < 40_000; k++) x = x * 1.0000001 + 1e-9;
+            in[0] = x;
+            c.allReduce(in, res, 1, MPI.DOUBLE, MPI.SUM);
+        }
+        long t1 = System.nanoTime();
+        sink = res[0];
+        c.barrier();
+        return (t1 - t0) / 1e3 / iters;
+    }
+
+    // ------------------------------------------------------------------ detection
+
+    static long epochMicros() {
+        Instant t = Instant.now();
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
+    }
+
+    static void detect(Intracomm world, boolean stop, PrintStream out) throws Exception {
+        int n = world.getSize(), rank = world.getRank(), victim = n - 1;
+        long[] pids = new long[n];
+        world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
+        Intracomm alive = world.split(rank == victim ? MPI.UNDEFINED : 0, rank);
+        world.barrier();
+        if (rank == victim) {
+            world.recv(new int[1], 1, MPI.INT, 0, 77); // never sent: it dies or is stopped and fenced here
+            return;
+        }
+        Request r = world.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 77);
+        long[] t0 = new long[1];
+        if (rank == 0) {
+            Thread.sleep(100); // every survivor is waiting in its receive
+            if (stop) {
+                new ProcessBuilder("kill", "-STOP", Long.toString(pids[victim])).start().waitFor();
+                t0[0] = epochMicros(); // after kill(1) returned: the signal is delivered
+            } else {
+                t0[0] = epochMicros();
+                ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly(); // SIGKILL
+            }
+        }
+        long told;
+        try {
+            r.waitFor();
+            throw new IllegalStateException("the receive from the victim completed");
+        } catch (ProcFailedException e) {
+            told = epochMicros();
+        }
+        int m = alive.getSize();
+        long[] all = new long[m];
+        alive.gather(new long[] {told}, 1, MPI.LONG, all, 1, MPI.LONG, 0);
+        if (rank == 0) {
+            double[] ms = new double[m];
+            for (int i = 0; i < m; i++) ms[i] = (all[i] - t0[0]) / 1e3;
+            double[] sorted = ms.clone();
+            Arrays.sort(sorted);
+            StringBuilder per = new StringBuilder();
+            for (double d : ms) per.append(String.format(Locale.ROOT, " %.2f", d));
+            out.printf(Locale.ROOT, "RESULT ft-detect np %d sig %s first_ms %.2f every_ms %.2f per_survivor_ms%s%n",
+                    n, stop ? "STOP" : "KILL", sorted[0], sorted[m - 1], per);
+        }
+        alive.free();
+    }
+
+    // ------------------------------------------------------------------ agree and shrink
+
+    interface Op {
+        void run() throws MPIException;
+    }
+
+    /** Times op alone after a barrier of {@code sync}; returns the maximum over the ranks of {@code sync}, in us. */
+    static double timed(Intracomm sync, Op op) throws MPIException {
+        sync.barrier();
+        long t0 = System.nanoTime();
+        op.run();
+        long t1 = System.nanoTime();
+        double[] max = new double[1];
+        sync.allReduce(new double[] {(t1 - t0) / 1e3}, max, 1, MPI.DOUBLE, MPI.MAX);
+        return max[0];
+    }
+
+    static double median(double[] a) {
+        double[] s = a.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    static void agree(Intracomm world, PrintStream out) throws Exception {
+        int n = world.getSize(), rank = world.getRank(), victim = n - 1;
+        long[] pids = new long[n];
+        world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
+        int[] one = {1}, res = new int[1];
+        int iters = 300;
+        double[] ag = new double[iters], ar = new double[iters];
+        for (int pass = 0; pass < 2; pass++) { // the first pass warms up
+            for (int i = 0; i < iters; i++) { // interleaved
+                ag[i] = timed(world, () -> world.agree(1));
+                ar[i] = timed(world, () -> world.allReduce(one, res, 1, MPI.INT, MPI.SUM));
+            }
+        }
+        int shrinks = 40;
+        double[] sh = new double[shrinks];
+        for (int i = 0; i < shrinks; i++) {
+            Intracomm[] s = new Intracomm[1];
+            sh[i] = timed(world, () -> s[0] = world.shrink());
+            s[0].free();
+        }
+        Intracomm alive = world.split(rank == victim ? MPI.UNDEFINED : 0, rank);
+        world.barrier();
+        if (rank == victim) {
+            world.recv(new int[1], 1, MPI.INT, 0, 77); // killed here
+            return;
+        }
+        if (rank == 0) ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly();
+        while (world.getFailed().getSize() == 0) Thread.onSpinWait();
+        double first = timed(alive, () -> {
+            try {
+                world.agree(1);
+            } catch (ProcFailedException e) {
+                // expected: the failure is not acknowledged yet
+            }
+        });
+        world.ackFailed();
+        double acked = timed(alive, () -> world.agree(1));
+        Intracomm[] s = new Intracomm[1];
+        double shrinkAfter = timed(alive, () -> s[0] = world.shrink());
+        Intracomm shrunk = s[0];
+        double[] ag2 = new double[100];
+        for (int i = 0; i < ag2.length; i++) ag2[i] = timed(shrunk, () -> shrunk.agree(1));
+        if (rank == 0) {
+            double a = median(ag), r = median(ar);
+            out.printf(Locale.ROOT, "RESULT ft-agree np %d agree_us %.1f allreduce_us %.1f ratio %.2f shrink_us %.1f"
+                            + " after_failure: first_agree_us %.1f agree_acked_us %.1f shrink_after_us %.1f"
+                            + " agree_on_shrunk_us %.1f%n",
+                    n, a, r, a / r, median(sh), first, acked, shrinkAfter, median(ag2));
+        }
+        shrunk.free();
+        alive.free();
+    }
+}

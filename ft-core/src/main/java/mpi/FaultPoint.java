@@ -1,0 +1,87 @@
+package mpi;
+
+import java.util.Set;
+import org.ftmpi.p2p.Engine;
+
+/**
+ * {@code ftmpirun --inject rank=R,at-call=N,how=kill|stop}: rank R sends itself SIGKILL or
+ * SIGSTOP when it enters its N-th MPI call. A production feature (for rehearsing failures at a
+ * precise point of a program), armed from the job option {@code inject-at-call} that the launcher
+ * sets; inactive (one static null check per call) otherwise.
+ *
+ * <p>An <i>MPI call</i> is one entry into a communicating operation of {@link Comm} or its
+ * subclasses, {@link Message}, {@link Prequest} or the non-blocking collectives: every
+ * point-to-point operation (blocking or not, {@code sendInit}/{@code recvInit} excluded, each
+ * {@code start} counted), probe ({@code probe}, {@code iProbe}, {@code mProbe}, {@code imProbe},
+ * {@code mRecv}, {@code imRecv}), collective (blocking or not, neighbourhood ones included),
+ * communicator construction ({@code dup}, {@code split}, {@code create}, ...) and the ULFM
+ * collectives {@code agree}, {@code iAgree}, {@code shrink}, {@code iShrink}. Local operations
+ * (getters, {@code free}, {@code revoke}, {@code ackFailed}, {@code getFailed}, error handlers,
+ * names, attributes, packing, topology queries) are not counted, nor are waits and tests of
+ * requests. Counting starts at 1 with the first call after {@code MPI.Init}; the fault happens
+ * when the N-th call is entered, before it does anything.
+ */
+final class FaultPoint {
+    /** The armed injection of this process, or null (the usual case). */
+    static volatile FaultPoint active;
+
+    /** Operations that go through {@link Comm#check} but are local: not counted. */
+    private static final Set<String> LOCAL = Set.of("abort", "ackFailed", "compare", "free", "getAcked",
+            "getCoords", "getDims", "getDistGraphNeighbors", "getErrhandler", "getFailed", "getGroup", "getInfo",
+            "getName", "getNeighbors", "getRank", "getSize", "getTopo", "getTopology", "isInter", "isRevoked",
+            "map", "pack", "packSize", "revoke", "setErrhandler", "setInfo", "setName", "shift", "unpack",
+            "sendInit", "bSendInit", "sSendInit", "rSendInit", "recvInit", "getAttr", "setAttr", "deleteAttr");
+
+    private final Engine engine;
+    private final long atCall;
+    private final boolean stop;
+    private long calls;
+
+    private FaultPoint(Engine engine, long atCall, boolean stop) {
+        this.engine = engine;
+        this.atCall = atCall;
+        this.stop = stop;
+    }
+
+    /**
+     * Arms the injection for {@code engine}'s rank if the job option {@code inject-at-call}
+     * ({@code R:N:how} entries separated by {@code ;}) names it. Called when MPI_COMM_WORLD is bound.
+     */
+    static void arm(Engine engine) {
+        String spec = engine.job().option("inject-at-call", "");
+        if (spec.isEmpty()) return;
+        // Only rank processes started by ftmpirun: ranks that are threads of one JVM (LocalJob)
+        // would signal the whole JVM.
+        if (!(engine.runtime() instanceof org.ftmpi.runtime.ControlClient)) return;
+        for (String e : spec.split(";")) {
+            String[] p = e.split(":");
+            if (p.length != 3) continue;
+            if (Integer.parseInt(p[0]) == engine.rank()) {
+                active = new FaultPoint(engine, Long.parseLong(p[1]), p[2].equals("stop"));
+            }
+        }
+    }
+
+    /** Counts the call {@code op} of {@code e}'s rank and injects the fault at the N-th. */
+    void call(Engine e, String op) {
+        if (e != engine || LOCAL.contains(op)) return;
+        long n;
+        synchronized (this) {
+            n = ++calls;
+        }
+        if (n != atCall) return;
+        long pid = ProcessHandle.current().pid();
+        String sig = stop ? "STOP" : "KILL";
+        System.out.flush();
+        System.err.println("ftmpi: injecting fault: SIG" + sig + " to rank " + engine.rank() + " (pid " + pid
+                + ") at its MPI call " + n + " (" + op + ")");
+        System.err.flush();
+        try {
+            new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor();
+        } catch (Exception ex) {
+            System.err.println("ftmpi: warning: --inject at-call: cannot run kill: " + ex.getMessage());
+            if (!stop) Runtime.getRuntime().halt(128 + 9);
+        }
+        if (!stop) Runtime.getRuntime().halt(128 + 9); // not reached: SIGKILL ended the process
+    }
+}
