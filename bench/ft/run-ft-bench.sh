@@ -6,7 +6,7 @@
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; medians and on/off ratios.
-# detect:   T jobs per np and signal (SIGKILL, SIGSTOP); medians of "first survivor told" and
+# detect:   T jobs per np and signal (SIGKILL, SIGSTOP), two rounds each (cold, then warm); medians of "first survivor told" and
 #           "every survivor told", ms after the signal.
 # agree:    T jobs per np; medians of each figure (us).
 # sim:      the simulated detector table (bench ft-sim).
@@ -45,7 +45,7 @@ job() { # job TAG ARGS...: runs one ftmpirun, appends its RESULT line tagged
     local line
     line=$("$run" --timeout 600 "$@" 2>/dev/null | grep '^RESULT' || true)
     [ -n "$line" ] || { echo "run-ft-bench.sh: no RESULT from: ftmpirun $*" >&2; return 0; }
-    echo "$tag $line" >> "$raw"
+    sed "s/^/$tag /" <<< "$line" >> "$raw"
 }
 
 if [[ ,$only, == *,overhead,* ]]; then
@@ -54,6 +54,8 @@ if [[ ,$only, == *,overhead,* ]]; then
         for hb in $order; do job "hb=$hb" -np 2 --hb-period "$hb" bench ft-overhead; done
     done
     echo "## ft-overhead, np 2, $rounds interleaved rounds, medians (detector on = --hb-period 50, off = --hb-period 0)"
+    echo "detector threads' CPU, % of one core (detector on; max over ranks): median" \
+        "$(grep '^hb=50 ' "$raw" | grep ft-overhead | field detector_cpu_pct | median)"
     for k in lat8_us bw64k_MBps app_us_per_iter; do
         on=$(grep '^hb=50 ' "$raw" | grep ft-overhead | field $k | median)
         off=$(grep '^hb=0 ' "$raw" | grep ft-overhead | field $k | median)
@@ -68,9 +70,13 @@ if [[ ,$only, == *,detect,* ]]; then
             job "detect-np$np" -np "$np" --recovery-mode ignore bench ft-detect stop
         done
         for sig in KILL STOP; do
-            sel=$(grep "^detect-np$np " "$raw" | grep "sig $sig " || true)
-            echo "## ft-detect np $np SIG$sig, $trials trials: first survivor told $(field first_ms <<< "$sel" | median) ms," \
-                "every survivor told $(field every_ms <<< "$sel" | median) ms (medians)"
+            for round in cold warm; do
+                sel=$(grep "^detect-np$np " "$raw" | grep "round $round " | grep "sig $sig " || true)
+                [ -n "$sel" ] || continue
+                echo "## ft-detect np $np SIG$sig $round (alive $(field alive <<< "$sel" | head -1)), $trials trials:" \
+                    "first survivor told $(field first_ms <<< "$sel" | median) ms," \
+                    "every survivor told $(field every_ms <<< "$sel" | median) ms (medians)"
+            done
         done
     done
 fi

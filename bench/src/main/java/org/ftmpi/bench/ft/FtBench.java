@@ -72,16 +72,39 @@ public final class FtBench {
 
     static void overhead(Intracomm world, PrintStream out) throws MPIException {
         int rank = world.getRank();
+        long start = 0, cpu0 = 0;
         double lat = 0, bw = 0, app = 0;
         for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT up
-            lat = latency(world, rank, pass == 0 ? 5_000 : 30_000);
-            bw = bandwidth(world, rank, pass == 0 ? 50 : 300);
-            app = appLoop(world, pass == 0 ? 300 : 2_000);
+            if (pass == 1) {
+                start = System.nanoTime();
+                cpu0 = detectorCpuNs();
+            }
+            lat = latency(world, rank, pass == 0 ? 5_000 : 20_000);
+            bw = bandwidth(world, rank, pass == 0 ? 50 : 200);
+            app = appLoop(world, pass == 0 ? 300 : 1_000);
         }
+        // CPU time of the detector's own threads during the measured pass, as a share of one core:
+        // a direct measure of its cost, independent of the run-to-run noise of the A/B comparison.
+        double share = (detectorCpuNs() - cpu0) / (double) (System.nanoTime() - start) * 100;
+        double[] maxShare = new double[1];
+        world.reduce(new double[] {share}, maxShare, 1, MPI.DOUBLE, MPI.MAX, 0);
         if (rank == 0) {
-            out.printf(Locale.ROOT, "RESULT ft-overhead np %d lat8_us %.3f bw64k_MBps %.1f app_us_per_iter %.2f%n",
-                    world.getSize(), lat, bw, app);
+            out.printf(Locale.ROOT, "RESULT ft-overhead np %d lat8_us %.3f bw64k_MBps %.1f app_us_per_iter %.2f"
+                    + " detector_cpu_pct %.4f%n", world.getSize(), lat, bw, app, maxShare[0]);
         }
+    }
+
+    /** CPU time used so far by this process's threads named ftmpi-detector* and ftmpi-notify*. */
+    static long detectorCpuNs() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long ns = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("ftmpi-detector") || t.getName().startsWith("ftmpi-notify")) {
+                long c = mx.getThreadCpuTime(t.threadId());
+                if (c > 0) ns += c;
+            }
+        }
+        return ns;
     }
 
     /** Half round trip of an 8-byte ping-pong, microseconds. */
@@ -156,49 +179,60 @@ public final class FtBench {
         return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
     }
 
+    /**
+     * Two rounds when np >= 3: the last rank is signalled first ("cold": the survivors' failure
+     * path runs for the first time in their JVMs), then the last of the remaining ranks ("warm").
+     */
     static void detect(Intracomm world, boolean stop, PrintStream out) throws Exception {
-        int n = world.getSize(), rank = world.getRank(), victim = n - 1;
+        int n = world.getSize(), rank = world.getRank();
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
-        Intracomm alive = world.split(rank == victim ? MPI.UNDEFINED : 0, rank);
-        world.barrier();
-        if (rank == victim) {
-            world.recv(new int[1], 1, MPI.INT, 0, 77); // never sent: it dies or is stopped and fenced here
-            return;
-        }
-        Request r = world.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 77);
-        long[] t0 = new long[1];
-        if (rank == 0) {
-            Thread.sleep(100); // every survivor is waiting in its receive
-            if (stop) {
-                new ProcessBuilder("kill", "-STOP", Long.toString(pids[victim])).start().waitFor();
-                t0[0] = epochMicros(); // after kill(1) returned: the signal is delivered
-            } else {
-                t0[0] = epochMicros();
-                ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly(); // SIGKILL
+        Intracomm cur = world;
+        for (int round = 0; round < (n >= 3 ? 2 : 1); round++) {
+            int size = cur.getSize(), victim = size - 1; // rank in cur = world rank (ranks drop from the top)
+            Intracomm alive = cur.split(cur.getRank() == victim ? MPI.UNDEFINED : 0, rank);
+            cur.barrier();
+            if (rank == victim) {
+                cur.recv(new int[1], 1, MPI.INT, 0, 77); // never sent: it dies or is stopped and fenced here
+                return;
             }
+            Request r = cur.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 77);
+            alive.barrier(); // every survivor left the barrier of cur and posted its receive
+            long t0 = 0;
+            if (rank == 0) {
+                if (stop) {
+                    new ProcessBuilder("kill", "-STOP", Long.toString(pids[victim])).start().waitFor();
+                    t0 = epochMicros(); // after kill(1) returned: the signal is delivered
+                } else {
+                    t0 = epochMicros();
+                    ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly(); // SIGKILL
+                }
+            }
+            long told;
+            try {
+                r.waitFor();
+                throw new IllegalStateException("the receive from the victim completed");
+            } catch (ProcFailedException e) {
+                told = epochMicros();
+            }
+            int m = alive.getSize();
+            long[] all = new long[m];
+            alive.gather(new long[] {told}, 1, MPI.LONG, all, 1, MPI.LONG, 0);
+            if (rank == 0) {
+                double[] ms = new double[m];
+                for (int i = 0; i < m; i++) ms[i] = (all[i] - t0) / 1e3;
+                double[] sorted = ms.clone();
+                Arrays.sort(sorted);
+                StringBuilder per = new StringBuilder();
+                for (double d : ms) per.append(String.format(Locale.ROOT, " %.2f", d));
+                out.printf(Locale.ROOT, "RESULT ft-detect np %d round %s alive %d sig %s first_ms %.2f every_ms %.2f"
+                                + " per_survivor_ms%s%n", n, round == 0 ? "cold" : "warm", size,
+                        stop ? "STOP" : "KILL", sorted[0], sorted[m - 1], per);
+                out.flush();
+            }
+            cur = alive;
         }
-        long told;
-        try {
-            r.waitFor();
-            throw new IllegalStateException("the receive from the victim completed");
-        } catch (ProcFailedException e) {
-            told = epochMicros();
-        }
-        int m = alive.getSize();
-        long[] all = new long[m];
-        alive.gather(new long[] {told}, 1, MPI.LONG, all, 1, MPI.LONG, 0);
-        if (rank == 0) {
-            double[] ms = new double[m];
-            for (int i = 0; i < m; i++) ms[i] = (all[i] - t0[0]) / 1e3;
-            double[] sorted = ms.clone();
-            Arrays.sort(sorted);
-            StringBuilder per = new StringBuilder();
-            for (double d : ms) per.append(String.format(Locale.ROOT, " %.2f", d));
-            out.printf(Locale.ROOT, "RESULT ft-detect np %d sig %s first_ms %.2f every_ms %.2f per_survivor_ms%s%n",
-                    n, stop ? "STOP" : "KILL", sorted[0], sorted[m - 1], per);
-        }
-        alive.free();
+        if (cur != world) cur.free();
     }
 
     // ------------------------------------------------------------------ agree and shrink
@@ -229,15 +263,15 @@ public final class FtBench {
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
         int[] one = {1}, res = new int[1];
-        int iters = 300;
+        int iters = 200;
         double[] ag = new double[iters], ar = new double[iters];
         for (int pass = 0; pass < 2; pass++) { // the first pass warms up
-            for (int i = 0; i < iters; i++) { // interleaved
+            for (int i = 0; i < (pass == 0 ? 50 : iters); i++) { // interleaved
                 ag[i] = timed(world, () -> world.agree(1));
                 ar[i] = timed(world, () -> world.allReduce(one, res, 1, MPI.INT, MPI.SUM));
             }
         }
-        int shrinks = 40;
+        int shrinks = 30;
         double[] sh = new double[shrinks];
         for (int i = 0; i < shrinks; i++) {
             Intracomm[] s = new Intracomm[1];
@@ -250,6 +284,7 @@ public final class FtBench {
             world.recv(new int[1], 1, MPI.INT, 0, 77); // killed here
             return;
         }
+        alive.barrier(); // every survivor left the world barrier before the kill
         if (rank == 0) ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly();
         while (world.getFailed().getSize() == 0) Thread.onSpinWait();
         double first = timed(alive, () -> {
@@ -264,7 +299,7 @@ public final class FtBench {
         Intracomm[] s = new Intracomm[1];
         double shrinkAfter = timed(alive, () -> s[0] = world.shrink());
         Intracomm shrunk = s[0];
-        double[] ag2 = new double[100];
+        double[] ag2 = new double[50];
         for (int i = 0; i < ag2.length; i++) ag2[i] = timed(shrunk, () -> shrunk.agree(1));
         if (rank == 0) {
             double a = median(ag), r = median(ar);

@@ -1,13 +1,13 @@
 package org.ftmpi.ft.detect;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,7 +37,13 @@ public final class HeartbeatDetector implements AutoCloseable {
         void fenced(String why);
     }
 
-    private final DatagramSocket socket;
+    /**
+     * Non-blocking, with a selector: the detector thread waits in {@code select(timeout)}, so a
+     * tick without traffic costs no exception (a timed {@code DatagramSocket.receive} throws
+     * {@code SocketTimeoutException} at every tick).
+     */
+    private final DatagramChannel socket;
+    private final Selector selector;
     private volatile boolean closed;
     private DetectorCore core;
     private DetectCodec codec;
@@ -45,22 +51,38 @@ public final class HeartbeatDetector implements AutoCloseable {
     private ByteBuffer sendBuf;
     private Thread thread;
 
-    private HeartbeatDetector(DatagramSocket socket) {
+    private HeartbeatDetector(DatagramChannel socket, Selector selector) {
         this.socket = socket;
+        this.selector = selector;
     }
 
     /** Binds the detector's socket on {@code bind}, any port. */
     public static HeartbeatDetector open(InetAddress bind) throws IOException {
-        DatagramSocket s = new DatagramSocket(new InetSocketAddress(bind, 0));
-        s.setReceiveBufferSize(1 << 18);
-        return new HeartbeatDetector(s);
+        DatagramChannel s = DatagramChannel.open();
+        try {
+            s.setOption(StandardSocketOptions.SO_RCVBUF, 1 << 18);
+            s.bind(new InetSocketAddress(bind, 0));
+            s.configureBlocking(false);
+            Selector sel = Selector.open();
+            s.register(sel, SelectionKey.OP_READ);
+            return new HeartbeatDetector(s, sel);
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
     }
 
     /** The endpoint to publish: u8 address length, address bytes, u16 port. */
     public byte[] endpoint() {
-        byte[] a = socket.getLocalAddress().getAddress();
+        InetSocketAddress local;
+        try {
+            local = (InetSocketAddress) socket.getLocalAddress();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        byte[] a = local.getAddress().getAddress();
         return ByteBuffer.allocate(1 + a.length + 2).put((byte) a.length).put(a)
-                .putShort((short) socket.getLocalPort()).array();
+                .putShort((short) local.getPort()).array();
     }
 
     public static InetSocketAddress decodeEndpoint(byte[] ep) throws IOException {
@@ -139,30 +161,37 @@ public final class HeartbeatDetector implements AutoCloseable {
         DetectorCore c = core;
         if (c != null) c.leave();
         closed = true;
-        socket.close();
+        try {
+            selector.close(); // wakes the detector thread up
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
     }
 
     private void loop(long tickMs) {
         byte[] buf = new byte[DetectCodec.MAX_DATAGRAM];
-        DatagramPacket p = new DatagramPacket(buf, buf.length);
+        ByteBuffer bb = ByteBuffer.wrap(buf);
         DetectCodec rx = codec;
         while (!closed) {
             long now = System.nanoTime();
             long waitMs = Math.max(1, Math.min(tickMs, TimeUnit.NANOSECONDS.toMillis(core.nextDueNs() - now)));
             try {
-                socket.setSoTimeout((int) waitMs);
-                p.setLength(buf.length);
-                socket.receive(p);
-                DetectMessage m;
-                synchronized (rx) {
-                    m = rx.decode(buf, p.getLength());
+                if (selector.select(waitMs) > 0) selector.selectedKeys().clear();
+                // every datagram that arrived (also during a pause of this process) before the tick
+                while (true) {
+                    bb.clear();
+                    if (socket.receive(bb) == null) break;
+                    DetectMessage m;
+                    synchronized (rx) {
+                        m = rx.decode(buf, bb.position());
+                    }
+                    if (m != null) core.receive(m, System.nanoTime());
                 }
-                if (m != null) core.receive(m, System.nanoTime());
-            } catch (SocketTimeoutException e) {
-                // time to tick
-            } catch (SocketException e) {
-                if (closed) return;
+            } catch (java.nio.channels.ClosedSelectorException | java.nio.channels.ClosedChannelException e) {
+                return;
             } catch (IOException e) {
+                if (closed) return;
                 // a transient receive error (e.g. ICMP port unreachable): keep going
             }
             core.tick(System.nanoTime());
@@ -175,7 +204,7 @@ public final class HeartbeatDetector implements AutoCloseable {
         synchronized (codec) {
             ByteBuffer b = codec.encode(m, sendBuf);
             try {
-                socket.send(new DatagramPacket(b.array(), b.limit(), to));
+                socket.send(ByteBuffer.wrap(b.array(), 0, b.limit()), to); // 0 when the buffer is full: lost
             } catch (IOException e) {
                 // lost datagram: heartbeats and the failed-set piggyback tolerate losses
             }
