@@ -337,6 +337,7 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("bSendInit", tag);
         Buffers.Region g = direct(buf, count, type, "bSendInit");
         return new Prequest(this, null, () -> {
+            check("start");
             g.refill();
             bufferedSend("bSendInit", g, dest, tag);
             return engine.completedRequest(org.ftmpi.p2p.Request.Kind.SEND, dest, tag, g.bytes);
