@@ -3,6 +3,7 @@ package org.ftmpi.api;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.IntBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import mpi.*;
 import org.ftmpi.LocalJob;
 import org.ftmpi.runtime.LocalJobRuntime;
+import org.ftmpi.testutil.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,14 +56,7 @@ class UlfmTest {
     }
 
     private static void killLater(AtomicReference<LocalJobRuntime> job, int rank, long ms) {
-        Thread.ofPlatform().daemon().start(() -> {
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException e) {
-                return;
-            }
-            job.get().kill(rank, "was killed by the test");
-        });
+        Await.after(Duration.ofMillis(ms), () -> job.get().kill(rank, "was killed by the test"));
     }
 
     @ParameterizedTest
@@ -130,7 +125,7 @@ class UlfmTest {
             if (world.getRank() == 1) killLater(job, dead, 300);
             if (world.getRank() == dead) {
                 // The dying rank never joins: it waits for its "death".
-                while (!deadYet(world)) Thread.sleep(10);
+                awaitDeath(world);
                 return;
             }
             int[] v = {1};
@@ -140,6 +135,11 @@ class UlfmTest {
             else procFailed(MPI.ERR_PROC_FAILED, () -> world.allReduce(new int[] {1}, new int[1], 1, MPI.INT, MPI.SUM));
             procFailed(MPI.ERR_PROC_FAILED, world::barrier);
         });
+    }
+
+    /** A rank the test kills: waits (without taking part) until its engine is aborted. */
+    private static void awaitDeath(Intracomm world) {
+        Await.until("rank killed by the test", Duration.ofSeconds(30), () -> deadYet(world));
     }
 
     private static boolean deadYet(Intracomm world) {
@@ -308,7 +308,7 @@ class UlfmTest {
             }
             if (rank == 1) {
                 // the next coordinator never contributes and dies while the others wait for it
-                while (!deadYet(world)) Thread.sleep(10);
+                awaitDeath(world);
                 return;
             }
             // Neither failure is acknowledged: agree raises at every survivor, with the agreed value.
@@ -338,7 +338,7 @@ class UlfmTest {
             all.await();
             if (rank == 2) {
                 killLater(job, 2, 300);
-                while (!deadYet(world)) Thread.sleep(10); // never joins; dies while the others shrink
+                awaitDeath(world); // never joins; dies while the others shrink
                 return;
             }
             Intracomm s = world.iShrink();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.ftmpi.runtime.wire.Auth;
 import org.ftmpi.runtime.wire.AuthException;
@@ -124,8 +126,9 @@ class ControllerTest {
         List<ControlClient> cs = exchangeAll();
         CompletableFuture<Void> f0 = finalizeAsync(cs.get(0));
         CompletableFuture<Void> f1 = finalizeAsync(cs.get(1));
-        Thread.sleep(200);
-        assertFalse(f0.isDone() || f1.isDone(), "barrier released before rank 2 arrived");
+        assertThrows(TimeoutException.class, () -> f0.get(200, TimeUnit.MILLISECONDS),
+                "barrier released before rank 2 arrived");
+        assertFalse(f1.isDone(), "barrier released before rank 2 arrived");
         controller.rankExited(2); // rank 2 died after the exchange: the barrier counts live ranks
         f0.get(5, TimeUnit.SECONDS);
         f1.get(5, TimeUnit.SECONDS);
@@ -172,8 +175,8 @@ class ControllerTest {
         assertEquals("2 killed by signal 9 (SIGKILL)", seen.poll(5, TimeUnit.SECONDS));
         // rank 2 still beats: the survivors answer FENCED, and it finds itself dead
         assertEquals("fenced 2", events.poll(5, TimeUnit.SECONDS));
-        Thread.sleep(300);
-        assertTrue(seen.isEmpty(), "delivered twice: " + seen);
+        String twice = seen.poll(300, TimeUnit.MILLISECONDS);
+        assertNull(twice, "delivered twice: " + twice);
     }
 
     @Test

@@ -81,7 +81,9 @@ public final class DetectionBench {
                 if (m.group(1).equals("1")) victim = Long.parseLong(m.group(2));
             }
         }
-        Thread.sleep(300); // let the ring settle
+        // Let the ring settle (its first heartbeats go round); nothing may be reported meanwhile.
+        String early = lines.poll(300, TimeUnit.MILLISECONDS);
+        if (early != null) throw new IllegalStateException("output before the fault: " + early);
         long t0 = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
         new ProcessBuilder("kill", "-" + sig, Long.toString(victim)).start().waitFor();
         long firstUs = Long.MAX_VALUE;

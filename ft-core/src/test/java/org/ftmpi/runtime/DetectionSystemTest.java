@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.ftmpi.ft.detect.RingPlan;
+import org.ftmpi.testutil.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,22 +46,29 @@ class DetectionSystemTest {
         }
     }
 
-    static Ready awaitReady(FtmpirunSystemTest.Run run, int n) throws InterruptedException {
-        while (true) {
-            Map<Integer, Long> pids = new TreeMap<>();
-            long job = 0;
-            String[] hosts = new String[n];
-            Matcher m = READY.matcher(run.outSoFar());
-            while (m.find()) {
-                int r = Integer.parseInt(m.group(1));
-                pids.put(r, Long.parseLong(m.group(2)));
-                job = Long.parseUnsignedLong(m.group(3), 16);
-                hosts[r] = m.group(4);
-            }
-            if (pids.size() == n) return new Ready(pids, job, hosts);
-            assertTrue(run.p.isAlive(), "ftmpirun ended early: " + run.outSoFar() + errSoFar(run));
-            Thread.sleep(20);
+    static Ready awaitReady(FtmpirunSystemTest.Run run, int n) {
+        Ready[] ready = new Ready[1];
+        Await.until(n + " ranks ready", Duration.ofSeconds(30), () -> {
+            ready[0] = readyLines(run.outSoFar(), n);
+            if (ready[0] == null) assertTrue(run.p.isAlive(), "ftmpirun ended early: " + run.outSoFar() + errSoFar(run));
+            return ready[0] != null;
+        });
+        return ready[0];
+    }
+
+    /** The ready lines of all {@code n} ranks in {@code out}, or null while some are missing. */
+    private static Ready readyLines(String out, int n) {
+        Map<Integer, Long> pids = new TreeMap<>();
+        long job = 0;
+        String[] hosts = new String[n];
+        Matcher m = READY.matcher(out);
+        while (m.find()) {
+            int r = Integer.parseInt(m.group(1));
+            pids.put(r, Long.parseLong(m.group(2)));
+            job = Long.parseUnsignedLong(m.group(3), 16);
+            hosts[r] = m.group(4);
         }
+        return pids.size() == n ? new Ready(pids, job, hosts) : null;
     }
 
     static String errSoFar(FtmpirunSystemTest.Run run) {
@@ -121,7 +130,8 @@ class DetectionSystemTest {
         Ready ready = awaitReady(run, 4);
         long victim = ready.pids().get(1);
         signal("STOP", victim);
-        Thread.sleep(200);
+        // a pause below the timeout: the job must not end (nor abort) while the rank is stopped
+        assertFalse(run.p.waitFor(200, TimeUnit.MILLISECONDS), "the job ended during the pause: " + errSoFar(run));
         signal("CONT", victim);
         FtmpirunSystemTest.Result r = run.await();
         assertEquals(0, r.code(), r.err());
@@ -162,10 +172,10 @@ class DetectionSystemTest {
         FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "--inject",
                 "rank=2,after=1500,how=stop"), 1, 20_000), null, null);
         Ready ready = awaitReady(run, 4);
-        while (!errSoFar(run).contains("injecting fault: SIGSTOP to rank 2")) {
+        Await.until("the SIGSTOP injection", Duration.ofSeconds(20), () -> {
             assertTrue(run.p.isAlive(), errSoFar(run));
-            Thread.sleep(5);
-        }
+            return errSoFar(run).contains("injecting fault: SIGSTOP to rank 2");
+        });
         long injected = System.nanoTime();
         FtmpirunSystemTest.Result r = run.await();
         long ms = (System.nanoTime() - injected) / 1_000_000;

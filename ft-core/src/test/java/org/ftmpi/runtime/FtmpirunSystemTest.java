@@ -10,12 +10,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.ftmpi.testutil.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,14 +114,10 @@ class FtmpirunSystemTest {
         }
 
         /** Waits until the output shows the pids of n ranks. */
-        List<Long> awaitPids(int n) throws InterruptedException {
-            while (true) {
-                List<Long> pids = pids(outSoFar());
-                if (pids.size() >= n || !p.isAlive()) {
-                    return pids;
-                }
-                Thread.sleep(20);
-            }
+        List<Long> awaitPids(int n) {
+            Await.until(n + " rank pids in the output", Duration.ofSeconds(30),
+                    () -> pids(outSoFar()).size() >= n || !p.isAlive());
+            return pids(outSoFar());
         }
 
         Result await() throws InterruptedException {
@@ -149,14 +147,9 @@ class FtmpirunSystemTest {
         return pids;
     }
 
-    static void assertAllDead(List<Long> pids) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        for (long pid : pids) {
-            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                assertTrue(System.nanoTime() < end, "rank JVM " + pid + " survived the launcher");
-                Thread.sleep(20);
-            }
-        }
+    static void assertAllDead(List<Long> pids) {
+        Await.until("every rank JVM of " + pids + " gone after the launcher", Duration.ofSeconds(2),
+                () -> pids.stream().noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.ftmpi.examples.it;
 
+import org.ftmpi.testutil.Await;
 import mpi.MPI;
 import mpi.MPIException;
 
@@ -16,16 +17,13 @@ public final class KillOneRank {
         System.out.println("pid " + ProcessHandle.current().pid() + " rank " + rank);
         System.out.flush();
         MPI.COMM_WORLD.barrier();
-        if (rank == 2) {
-            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
-            Thread.sleep(60_000);
-        }
+        if (rank == 2) Await.killSelf();
         try {
             MPI.COMM_WORLD.recv(new int[1], 1, MPI.INT, 2, 0);
         } catch (MPIException e) {
             System.out.println("rank " + rank + " got " + e.getMessage());
         }
-        Thread.sleep(60_000);
+        Await.endedFromOutside(); // the launcher aborts the job
         MPI.Finalize();
     }
 }

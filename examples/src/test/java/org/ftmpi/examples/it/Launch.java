@@ -29,7 +29,8 @@ final class Launch {
     }
 
     static String testClasspath() {
-        return ROOT.resolve("examples/target/test-classes") + File.pathSeparator + ROOT.resolve("examples/target/classes");
+        return ROOT.resolve("examples/target/test-classes") + File.pathSeparator + ROOT.resolve("examples/target/classes")
+                + File.pathSeparator + ROOT.resolve("ft-core/target/test-classes"); // org.ftmpi.testutil
     }
 
     /** Runs a command with a hard time limit; the process tree is killed if it overruns. */

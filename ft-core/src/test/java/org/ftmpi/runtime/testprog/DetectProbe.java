@@ -48,16 +48,13 @@ public final class DetectProbe {
         say("ready rank " + me + " pid " + ProcessHandle.current().pid() + " job "
                 + Long.toHexString(info.jobId()) + " host " + info.hosts()[me]);
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMs);
+        // Until the expected notices arrived; expecting none, for the whole hold (none may come).
         synchronized (seen) {
-            while (seen.size() < expected) {
+            while (expected == 0 || seen.size() < expected) {
                 long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
                 if (left <= 0) break;
                 seen.wait(left);
             }
-        }
-        if (expected == 0) {
-            long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
-            if (left > 0) Thread.sleep(left);
         }
         say("done rank " + me + " notices " + seen.size());
         rt.finalizeBarrier();

@@ -1,5 +1,6 @@
 package org.ftmpi.runtime.testprog;
 
+import org.ftmpi.testutil.Await;
 import java.util.ArrayList;
 import java.util.List;
 import mpi.Group;
@@ -76,9 +77,8 @@ public final class FaultMatrixProbe {
         }
     }
 
-    static void dieNow() throws Exception {
-        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
-        Thread.sleep(60_000);
+    static void dieNow() {
+        Await.killSelf();
     }
 
     // ------------------------------------------------------------------ p2p

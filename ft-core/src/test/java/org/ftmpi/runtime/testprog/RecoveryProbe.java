@@ -1,5 +1,6 @@
 package org.ftmpi.runtime.testprog;
 
+import org.ftmpi.testutil.Await;
 import java.util.Arrays;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -203,9 +204,8 @@ public final class RecoveryProbe {
         say("blank scatter " + sc[0] + " allgather " + Arrays.toString(ag));
     }
 
-    private static void die() throws Exception {
-        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
-        Thread.sleep(60_000);
+    private static void die() {
+        Await.killSelf();
     }
 
     private static void say(String s) {

@@ -1,5 +1,7 @@
 package org.ftmpi.runtime.testprog;
 
+import org.ftmpi.testutil.Await;
+import java.time.Duration;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -63,27 +65,24 @@ public final class RtProbe {
                 }
             }
             case "kill" -> {
-                if (me == Integer.parseInt(args[1])) {
-                    Thread.sleep(700);
-                    new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid()))
-                            .inheritIO().start().waitFor();
-                }
-                Thread.sleep(60_000);
+                // the victim dies a moment after start-up, once every rank has printed its line
+                if (me == Integer.parseInt(args[1])) Await.after(Duration.ofMillis(700), Await::killSelf);
+                Await.endedFromOutside();
             }
             case "abort" -> {
                 if (me == Integer.parseInt(args[1])) {
-                    Thread.sleep(300);
-                    rt.abort(Integer.parseInt(args[2]), "probe abort");
+                    int code = Integer.parseInt(args[2]);
+                    Await.after(Duration.ofMillis(300), () -> rt.abort(code, "probe abort"));
                 }
-                Thread.sleep(60_000);
+                Await.endedFromOutside();
             }
             case "throw" -> {
                 if (me == Integer.parseInt(args[1])) {
                     throw new IllegalStateException("probe failure");
                 }
-                Thread.sleep(60_000);
+                Await.endedFromOutside();
             }
-            case "sleep" -> Thread.sleep(60_000);
+            case "sleep" -> Await.endedFromOutside();
             case "secret" -> checkSecret(me, info.secret());
             default -> { }
         }

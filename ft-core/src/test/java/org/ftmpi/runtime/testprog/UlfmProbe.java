@@ -1,5 +1,7 @@
 package org.ftmpi.runtime.testprog;
 
+import org.ftmpi.testutil.Await;
+import java.time.Duration;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
@@ -24,9 +26,9 @@ public final class UlfmProbe {
         int me = world.getRank();
         world.barrier();
         if (me == victim) {
-            Thread.sleep(mode.equals("recv") ? 300 : 600);
-            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
-            Thread.sleep(60_000);
+            // dies while the others are inside the receive / allreduce below
+            Await.after(Duration.ofMillis(mode.equals("recv") ? 300 : 600), Await::killSelf);
+            Await.endedFromOutside();
         }
         if (mode.equals("recv")) {
             try {
@@ -45,8 +47,7 @@ public final class UlfmProbe {
                 say("rank " + me + " allreduce failed: class " + e.getErrorClass());
             }
             if (me == 0) world.revoke();
-            long end = System.nanoTime() + 10_000_000_000L;
-            while (!world.isRevoked() && System.nanoTime() < end) Thread.sleep(1);
+            Await.until("the revoke to arrive", Duration.ofSeconds(10), () -> isRevoked(world));
             try {
                 world.send(new int[1], 1, MPI.INT, me, 5);
                 say("rank " + me + " send on revoked returned");
@@ -70,6 +71,14 @@ public final class UlfmProbe {
         s.free();
         MPI.Finalize();
         say("rank " + me + " finalized");
+    }
+
+    private static boolean isRevoked(Intracomm world) {
+        try {
+            return world.isRevoked();
+        } catch (MPIException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void say(String s) throws MPIException {

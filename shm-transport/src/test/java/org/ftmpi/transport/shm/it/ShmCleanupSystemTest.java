@@ -33,7 +33,8 @@ class ShmCleanupSystemTest {
     record Result(int exit, String out, String err) {}
 
     private static Result ftmpirun(String mode) throws IOException, InterruptedException {
-        String cp = ROOT.resolve("shm-transport/target/test-classes").toString();
+        String cp = ROOT.resolve("shm-transport/target/test-classes") + java.io.File.pathSeparator
+                + ROOT.resolve("ft-core/target/test-classes"); // org.ftmpi.testutil
         List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("bin/ftmpirun").toString(), "-np", "2",
                 "--transports", "shm", "--timeout", "90", "-cp", cp, ShmJob.class.getName(), mode));
         Path out = Files.createTempFile("shm-out", ".txt");

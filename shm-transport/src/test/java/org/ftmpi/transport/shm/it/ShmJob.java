@@ -1,5 +1,6 @@
 package org.ftmpi.transport.shm.it;
 
+import org.ftmpi.testutil.Await;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,8 +39,7 @@ public final class ShmJob {
         if (args.length > 0 && args[0].equals("kill")) {
             if (me == 1) {
                 Files.createFile(Path.of(SharedMemoryFiles.DEFAULT_DIR, SharedMemoryFiles.prefix(jobId) + "leftover-1"));
-                new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
-                Thread.sleep(60_000);
+                Await.killSelf();
             } else {
                 MPI.COMM_WORLD.recv(new byte[1], 1, MPI.BYTE, 1, 3);
             }
