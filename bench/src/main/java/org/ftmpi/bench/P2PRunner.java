@@ -73,13 +73,7 @@ final class P2PRunner {
 
     private void dispatch() throws MPIException {
         switch (options.benchmark()) {
-            case LATENCY -> {
-                if (options.buffer() == P2POptions.BufferKind.ARRAY) {
-                    latencyArray();
-                } else {
-                    latencyDirect();
-                }
-            }
+            case LATENCY -> latency();
             case BANDWIDTH -> bandwidth();
             case BIBW -> bibw();
             case ALLREDUCE -> allreduce();
@@ -108,9 +102,11 @@ final class P2PRunner {
         }
     }
 
-    private void latencyDirect() throws MPIException {
-        ByteBuffer sbuf = filled(capacity(), (byte) 'a');
-        ByteBuffer rbuf = filled(capacity(), (byte) 'b');
+    /** Ping-pong of blocking send/recv from direct buffers or (--buffer array) byte[]. */
+    private void latency() throws MPIException {
+        boolean array = options.buffer() == P2POptions.BufferKind.ARRAY;
+        Object sbuf = array ? filledArray(capacity(), (byte) 'a') : filled(capacity(), (byte) 'a');
+        Object rbuf = array ? filledArray(capacity(), (byte) 'b') : filled(capacity(), (byte) 'b');
         for (int size : options.sizes()) {
             int iters = options.iterationsFor(size);
             int skip = options.warmupFor(size);
@@ -134,32 +130,10 @@ final class P2PRunner {
         }
     }
 
-    private void latencyArray() throws MPIException {
-        byte[] sbuf = new byte[capacity()];
-        byte[] rbuf = new byte[capacity()];
-        java.util.Arrays.fill(sbuf, (byte) 'a');
-        java.util.Arrays.fill(rbuf, (byte) 'b');
-        for (int size : options.sizes()) {
-            int iters = options.iterationsFor(size);
-            int skip = options.warmupFor(size);
-            comm.barrier();
-            double start = 0;
-            if (rank == 0) {
-                for (int i = 0; i < iters + skip; i++) {
-                    if (i == skip) {
-                        start = MPI.wtime();
-                    }
-                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
-                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
-                }
-                report(size, OsuTable.latencyMicros(MPI.wtime() - start, iters));
-            } else {
-                for (int i = 0; i < iters + skip; i++) {
-                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
-                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
-                }
-            }
-        }
+    private static byte[] filledArray(int capacity, byte value) {
+        byte[] b = new byte[capacity];
+        java.util.Arrays.fill(b, value);
+        return b;
     }
 
     private void bandwidth() throws MPIException {
