@@ -1732,7 +1732,7 @@ public class Comm implements Freeable, Cloneable {
     private void awaitKnown(int[] worlds) {
         int idle = 0;
         for (int w : worlds) {
-            while (!engine.isFailed(w)) idle = engine.progress() > 0 ? 0 : engine.pause(idle);
+            while (!engine.isFailed(w)) idle = engine.progressOrPause(idle);
         }
     }
 
@@ -1916,7 +1916,7 @@ public class Comm implements Freeable, Cloneable {
                 engine.await(r);
                 return;
             }
-            idle = engine.progress() > 0 ? 0 : engine.pause(idle);
+            idle = engine.progressOrPause(idle);
         }
     }
 

@@ -404,7 +404,7 @@ public final class MPI {
                 }
             }
             Engine e = engine;
-            idle = e == null ? Engine.idle(idle) : e.progress() > 0 ? 0 : e.pause(idle);
+            idle = e == null ? Engine.idle(idle) : e.progressOrPause(idle);
         }
     }
 

@@ -148,7 +148,7 @@ public class Request implements Freeable {
                 }
             }
             raiseIfBlockedAnySource(requests, "waitAny");
-            idle = e.progress() > 0 ? 0 : e.pause(idle);
+            idle = e.progressOrPause(idle);
         }
     }
 
@@ -247,7 +247,7 @@ public class Request implements Freeable {
             Status[] done = collect(requests);
             if (done.length > 0) return done;
             raiseIfBlockedAnySource(requests, "waitSome");
-            idle = e.progress() > 0 ? 0 : e.pause(idle);
+            idle = e.progressOrPause(idle);
         }
     }
 

@@ -442,6 +442,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return idle(Math.max(idle, idleStart));
     }
 
+    /**
+     * One progress step for a thread that waits for something the engine does not track: returns
+     * the idle count to pass next time (0 after work, else one more {@link #pause}).
+     */
+    public int progressOrPause(int idle) {
+        return progress() > 0 ? 0 : pause(idle);
+    }
+
     /** Whether waiters of this engine yield at once (oversubscribed host, or {@code idle=yield}). */
     public boolean yieldsWhenIdle() {
         return idleStart > 0;
@@ -1176,7 +1184,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** A replacement's MPI_Init waits until a survivor welcomed it (it then knows the generation). */
     private void awaitWelcome() {
         int idle = 0;
-        while (!welcomed && abortReason == null && !closed) idle = progress() > 0 ? 0 : idle(idle);
+        while (!welcomed && abortReason == null && !closed) idle = progressOrPause(idle);
     }
 
     /** Whether a recovery covered the failure of this world rank. */
@@ -1361,7 +1369,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int idle = 0;
         while (hasUnsentData() && System.nanoTime() < deadline && abortReason == null) {
-            idle = progress() > 0 ? 0 : pause(idle);
+            idle = progressOrPause(idle);
         }
         runtime.finalizeBarrier();
         close();
