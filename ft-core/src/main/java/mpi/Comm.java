@@ -145,6 +145,11 @@ public class Comm implements Freeable, Cloneable {
     /** Predefined communicators cannot be freed. */
     @Override
     public void free() throws MPIException {
+        if (invalidated()) { // its context id may belong to a communicator re-created since
+            attrs.clear();
+            engine = null;
+            return;
+        }
         check("free");
         if (predefined) throw raise(MPI.ERR_COMM, "free: cannot free the predefined communicator " + name);
         if (context > 2) {
@@ -153,6 +158,11 @@ public class Comm implements Freeable, Cloneable {
         }
         attrs.clear();
         engine = null;
+    }
+
+    /** Made before the last FT-MPI recovery, which invalidated it (COMM_WORLD and COMM_SELF are re-made). */
+    final boolean invalidated() {
+        return engine != null && !predefined && engine.recovers() && epoch < engine.generation();
     }
 
     /** Whether this communicator has been freed (MPI_COMM_NULL). */
@@ -205,7 +215,7 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag(op, tag);
         Buffers.Region g = region(buf, count, type, op, false);
         org.ftmpi.p2p.Request r = startSend(g, dest, tag, mode);
-        engine.await(r);
+        awaitBlocking(r, true, op);
         report(r, op);
     }
 
@@ -218,7 +228,7 @@ public class Comm implements Freeable, Cloneable {
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
         if (source == MPI.ANY_SOURCE && anySourceRule) awaitAnySource(r, "recv", true);
-        else engine.await(r);
+        else awaitBlocking(r, false, "recv");
         return received(r, g, "recv");
     }
 
@@ -235,8 +245,8 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", true);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
-        engine.await(sr);
-        engine.await(rr);
+        awaitBlocking(sr, true, "sendRecv");
+        awaitBlocking(rr, false, "sendRecv");
         report(sr, "sendRecv");
         return received(rr, g, "sendRecv");
     }
@@ -255,8 +265,8 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region s = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
-        engine.await(sr);
-        engine.await(rr);
+        awaitBlocking(sr, true, "sendRecvReplace");
+        awaitBlocking(rr, false, "sendRecvReplace");
         report(sr, "sendRecvReplace");
         return received(rr, g, "sendRecvReplace");
     }
@@ -311,6 +321,7 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.RECV);
         Request q = new Request(startRecv(g, source, tag), this, g);
         q.anySource = source == MPI.ANY_SOURCE;
+        if (q.anySource) q.op.owner = q; // CONT reports it if it is still pending at a recovery
         return q;
     }
 
@@ -360,10 +371,15 @@ public class Comm implements Freeable, Cloneable {
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
         Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.RECV);
+        int sourceWorld = source >= 0 ? peers[source] : -1, since = epoch;
+        Prequest[] self = new Prequest[1];
         Prequest p = new Prequest(this, g, () -> {
             check("start");
-            return startRecv(g, source, tag);
+            org.ftmpi.p2p.Request r = startRecv(g, follow(source, sourceWorld, since), tag);
+            if (source == MPI.ANY_SOURCE) r.owner = self[0];
+            return r;
         });
+        self[0] = p;
         p.anySource = source == MPI.ANY_SOURCE;
         return p;
     }
@@ -374,11 +390,55 @@ public class Comm implements Freeable, Cloneable {
         checkDest(op, dest);
         checkSendTag(op, tag);
         Buffers.Region g = direct(buf, count, type, op);
+        int destWorld = dest >= 0 ? peers[dest] : -1, since = epoch;
         return new Prequest(this, null, () -> {
             check("start");
+            int d = follow(dest, destWorld, since);
             g.refill();
-            return startSend(g, dest, tag, mode);
+            return startSend(g, d, tag, mode);
         });
+    }
+
+    /**
+     * A persistent request's peer: after a recovery (FT-MPI spec chapter 5), the rank its process
+     * has now (comm-mode SHRINK moves ranks; BLANK and REBUILD keep them). A peer that a SHRINK
+     * removed makes the start fail with {@code ERR_REQUEST}.
+     */
+    final int follow(int rank, int world, int since) throws MPIException {
+        if (rank < 0 || epoch == since) return rank;
+        for (int i = 0; i < peers.length; i++) if (peers[i] == world) return i;
+        throw raise(MPI.ERR_REQUEST, "start: the persistent request's peer (rank " + rank + ", rank " + world
+                + " of the initial COMM_WORLD) failed and was removed by the recovery");
+    }
+
+    /**
+     * Waits for the request of a blocking point-to-point call. Under message mode CONT a failure
+     * interrupts the wait: a send then returns as if buffered (it completes after the recovery),
+     * a receive that has not matched is taken back and fails (repeat it after the recovery); one
+     * that matched already receives from a live peer and is waited for.
+     */
+    final void awaitBlocking(org.ftmpi.p2p.Request r, boolean send, String op) {
+        if (engine.awaitUnlessDetected(r)) return;
+        boolean done = send ? engine.detach(r)
+                : engine.withdraw(r, op + ": interrupted by a process failure before a message matched;"
+                        + " repeat it after the recovery (msg-mode cont)");
+        if (!done) engine.await(r);
+    }
+
+    /** CONT: a failure is known that no recovery covered, so waits on pending requests raise. */
+    final boolean contInterrupts() {
+        return engine != null && engine.contMode() && engine.needsRecovery();
+    }
+
+    /**
+     * CONT: a wait or test interrupted by a failure; the request stays active, to be waited for
+     * again after the recovery ({@link ProcFailedException#isPending()}; AUTO recovers first).
+     */
+    final MPIException contInterrupted(String op) {
+        int w = engine.firstUnrecoveredFailure();
+        return deliver(new ProcFailedException(engine.procFailedClass(), op + ": interrupted by the failure of rank " + w
+                + " of the initial COMM_WORLD; the request stays active: wait for it again after the recovery"
+                + " (msg-mode cont)", w, true));
     }
 
     // ------------------------------------------------------------------ probes
@@ -1999,6 +2059,10 @@ public class Comm implements Freeable, Cloneable {
             }
             throw MPIException.of(MPI.ERR_COMM, op + ": the communicator " + name + " has been freed");
         }
+        if (invalidated()) {
+            throw handle(MPIException.of(MPI.ERR_COMM, op + ": the communicator " + name + " was invalidated by the"
+                    + " recovery from a process failure (only MPI.COMM_WORLD and MPI.COMM_SELF survive it)"));
+        }
         FaultPoint fp = FaultPoint.active;
         if (fp != null) fp.call(engine, op);
     }
@@ -2049,10 +2113,13 @@ public class Comm implements Freeable, Cloneable {
                 ? new ProcFailedException(e.errorClass(), msg, e.failedRank())
                 : e.errorClass() == MPI.ERR_REVOKED ? new RevokedException(msg)
                 : MPIException.of(e.errorClass(), msg);
+        return deliver(ex);
+    }
+
+    /** Hands {@code ex} to the error handler; FT-MPI AUTO recovers first, then COMM_WORLD's handler runs. */
+    final MPIException deliver(MPIException ex) {
         Recovery rc = recovery;
-        if (rc != null && rc.auto && engine != null && engine.needsRecovery()) {
-            return rc.autoRecover(ex); // FT-MPI AUTO: recover, then COMM_WORLD's error handler
-        }
+        if (rc != null && rc.auto && engine != null && engine.needsRecovery()) return rc.autoRecover(ex);
         return handle(ex);
     }
 

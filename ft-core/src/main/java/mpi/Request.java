@@ -49,7 +49,7 @@ public class Request implements Freeable {
         org.ftmpi.p2p.Request o = op;
         if (o == null) return emptyStatus();
         if (anySource && comm.anySourceRule) comm.awaitAnySource(o, "wait", false);
-        else o.engine().await(o);
+        else if (!o.engine().awaitUnlessDetected(o)) throw comm.contInterrupted("wait");
         return finish();
     }
 
@@ -64,6 +64,7 @@ public class Request implements Freeable {
         if (o == null) return emptyStatus();
         if (o.engine().test(o)) return finish();
         if (anySource && comm.unacknowledgedFailure()) throw comm.anySourceFailure("test", true);
+        if (comm.contInterrupts()) throw comm.contInterrupted("test");
         return null;
     }
 
@@ -163,6 +164,8 @@ public class Request implements Freeable {
             if (r != null && r.op != null && r.anySource && !r.op.isComplete() && r.comm.unacknowledgedFailure()) {
                 throw r.comm.anySourceFailure(op, true);
             }
+            // FT-MPI message mode CONT: a known failure interrupts the wait; the requests stay active
+            if (r != null && r.op != null && !r.op.isComplete() && r.comm.contInterrupts()) throw r.comm.contInterrupted(op);
         }
     }
 

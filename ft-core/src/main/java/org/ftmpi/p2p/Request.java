@@ -40,6 +40,8 @@ public final class Request {
     long received;
     boolean truncated;
     Runnable onComplete;
+    /** The API object this operation belongs to, where the API needs to find it again (CONT's unresolved receives). */
+    public Object owner;
 
     // status (valid once complete)
     volatile boolean complete;
