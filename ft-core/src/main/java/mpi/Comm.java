@@ -448,7 +448,7 @@ public class Comm implements Freeable, Cloneable {
         check("probe");
         checkSource("probe", source);
         checkRecvTag("probe", tag);
-        if (source == MPI.PROC_NULL) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        if (nullPeer(source)) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         int idle = 0;
         while (true) {
             Engine.Probed p = probeOnce("probe", source, tag, false);
@@ -462,7 +462,7 @@ public class Comm implements Freeable, Cloneable {
         check("iProbe");
         checkSource("iProbe", source);
         checkRecvTag("iProbe", tag);
-        if (source == MPI.PROC_NULL) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        if (nullPeer(source)) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         Engine.Probed p = probeOnce("iProbe", source, tag, false);
         return p == null ? null : new Status(p.source(), p.tag(), MPI.SUCCESS, false, p.length());
     }
@@ -564,7 +564,7 @@ public class Comm implements Freeable, Cloneable {
      * @param keep whether this process will be a member of the new communicator
      */
     final int agreeContext(String op, int kind, boolean keep) throws MPIException {
-        return agreeContext(op, kind, keep, nextCreation(), channel());
+        return agreeContext(op, kind, keep, nextCreation(), cc());
     }
 
     /** The next creation sequence number (taken at the call, in call order, for {@code iDup}). */
@@ -653,6 +653,30 @@ public class Comm implements Freeable, Cloneable {
     /** Per-rank blocks as {@link #cc()} sees them: those of the non-blank members (blanks' stay untouched). */
     final MemorySegment[] sel(MemorySegment[] blocks) {
         return live == null || blocks == null ? blocks : BlankColls.select(blocks, live);
+    }
+
+    /** Per-rank counts as {@link #cc()} sees them (a copy). */
+    final int[] sel(int[] counts) {
+        return live == null ? counts.clone() : BlankColls.select(counts, live);
+    }
+
+    /** A vector of per-rank blocks ({@code counts[i]} elements of {@code type}) as {@link #cc()} sees it. */
+    final MemorySegment sel(MemorySegment all, int[] counts, Datatype type) {
+        return live == null ? all : BlankColls.compact(all, counts, live, type.sizeBytes);
+    }
+
+    /** MPI.PROC_NULL, or (comm-mode BLANK) a blank: probes for it return the null status at once. */
+    final boolean nullPeer(int source) {
+        return source == MPI.PROC_NULL || (live != null && peers == world && source >= 0 && source < size
+                && BlankColls.indexOf(live, source) < 0);
+    }
+
+    /** Ranks (of neighbours) as {@link #cc()} sees them; a blank becomes a negative rank, which is skipped as PROC_NULL. */
+    final int[] dense(int[] ranks) {
+        if (live == null) return ranks;
+        int[] out = new int[ranks.length];
+        for (int i = 0; i < ranks.length; i++) out[i] = ranks[i] < 0 ? ranks[i] : BlankColls.indexOf(live, ranks[i]);
+        return out;
     }
 
     /** {@code root} as a rank of {@link #cc()}; -1 when the root is a blank. */
@@ -972,15 +996,16 @@ public class Comm implements Freeable, Cloneable {
         check("gather");
         intraOnly("gather");
         checkRoot("gather", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             checkCount("gather", "count", count);
             Buf r = buf(buf, Math.multiplyExact(count, size), type, "gather", "count");
             MemorySegment[] bl = blocks(r, count, type);
-            runColl("gather", () -> collectives().gatherv(channel(), null, bl, root));
+            runColl("gather", () -> collectives().gatherv(cc(), null, sel(bl), rt(root)));
             r.done();
         } else {
             Buf s = buf(buf, count, type, "gather", null);
-            runColl("gather", () -> collectives().gatherv(channel(), s.seg, null, root));
+            runColl("gather", () -> collectives().gatherv(cc(), s.seg, null, rt(root)));
         }
     }
 
@@ -990,6 +1015,7 @@ public class Comm implements Freeable, Cloneable {
         check("gatherv");
         if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root); return; }
         checkRoot("gatherv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
         Buf r = null;
         MemorySegment[] blocks = null;
@@ -998,7 +1024,7 @@ public class Comm implements Freeable, Cloneable {
             blocks = vblocks(r, recvcount, displs, recvtype);
         }
         MemorySegment[] bl = blocks;
-        runColl("gatherv", () -> collectives().gatherv(channel(), s.seg, bl, root));
+        runColl("gatherv", () -> collectives().gatherv(cc(), s.seg, sel(bl), rt(root)));
         if (r != null) r.done();
     }
 
@@ -1008,13 +1034,14 @@ public class Comm implements Freeable, Cloneable {
         check("gatherv");
         intraOnly("gatherv");
         checkRoot("gatherv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the in-place form (recvbuf, recvcount, displs, recvtype, root) is for"
                     + " the root " + root + " only; rank " + rank + " must call gatherv(sendbuf, sendcount, sendtype, root)");
         }
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "gatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
-        runColl("gatherv", () -> collectives().gatherv(channel(), null, bl, root));
+        runColl("gatherv", () -> collectives().gatherv(cc(), null, sel(bl), rt(root)));
         r.done();
     }
 
@@ -1023,12 +1050,13 @@ public class Comm implements Freeable, Cloneable {
         check("gatherv");
         if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, null, null, null, null, root); return; }
         checkRoot("gatherv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the root " + root + " must call gatherv(recvbuf, recvcount, displs,"
                     + " recvtype, root) (in place) or the full form");
         }
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
-        runColl("gatherv", () -> collectives().gatherv(channel(), s.seg, null, root));
+        runColl("gatherv", () -> collectives().gatherv(cc(), s.seg, null, rt(root)));
     }
 
     /** MPI_SCATTER; {@code sendbuf} is significant at the root only. */
@@ -1058,14 +1086,15 @@ public class Comm implements Freeable, Cloneable {
         check("scatter");
         intraOnly("scatter");
         checkRoot("scatter", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             checkCount("scatter", "count", count);
             Buf s = buf(buf, Math.multiplyExact(count, size), type, "scatter", "count");
             MemorySegment[] bl = blocks(s, count, type);
-            runColl("scatter", () -> collectives().scatterv(channel(), bl, null, root));
+            runColl("scatter", () -> collectives().scatterv(cc(), sel(bl), null, rt(root)));
         } else {
             Buf r = buf(buf, count, type, "scatter", null);
-            runColl("scatter", () -> collectives().scatterv(channel(), null, r.seg, root));
+            runColl("scatter", () -> collectives().scatterv(cc(), null, r.seg, rt(root)));
             r.done();
         }
     }
@@ -1076,6 +1105,7 @@ public class Comm implements Freeable, Cloneable {
         check("scatterv");
         if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
         MemorySegment[] blocks = null;
         if (rank == root) {
@@ -1083,7 +1113,7 @@ public class Comm implements Freeable, Cloneable {
             blocks = vblocks(s, sendcount, displs, sendtype);
         }
         MemorySegment[] bl = blocks;
-        runColl("scatterv", () -> collectives().scatterv(channel(), bl, r.seg, root));
+        runColl("scatterv", () -> collectives().scatterv(cc(), sel(bl), r.seg, rt(root)));
         r.done();
     }
 
@@ -1093,13 +1123,14 @@ public class Comm implements Freeable, Cloneable {
         check("scatterv");
         intraOnly("scatterv");
         checkRoot("scatterv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the in-place form (sendbuf, sendcount, displs, sendtype, root) is for"
                     + " the root " + root + " only; rank " + rank + " must call scatterv(recvbuf, recvcount, recvtype, root)");
         }
         Buf s = vbuf(sendbuf, sendcount, displs, sendtype, "scatterv", "sendcount", "displs");
         MemorySegment[] bl = vblocks(s, sendcount, displs, sendtype);
-        runColl("scatterv", () -> collectives().scatterv(channel(), bl, null, root));
+        runColl("scatterv", () -> collectives().scatterv(cc(), sel(bl), null, rt(root)));
     }
 
     /** MPI_SCATTERV at a non-root rank, when the root scatters in place. */
@@ -1107,12 +1138,13 @@ public class Comm implements Freeable, Cloneable {
         check("scatterv");
         if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", null, null, null, null, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the root " + root + " must call scatterv(sendbuf, sendcount, displs,"
                     + " sendtype, root) (in place) or the full form");
         }
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
-        runColl("scatterv", () -> collectives().scatterv(channel(), null, r.seg, root));
+        runColl("scatterv", () -> collectives().scatterv(cc(), null, r.seg, rt(root)));
         r.done();
     }
 
@@ -1136,7 +1168,7 @@ public class Comm implements Freeable, Cloneable {
         checkCount("allGather", "count", count);
         Buf r = buf(buf, Math.multiplyExact(count, size), type, "allGather", "count");
         MemorySegment[] bl = blocks(r, count, type);
-        runColl("allGather", () -> collectives().allGatherv(channel(), null, bl));
+        runColl("allGather", () -> collectives().allGatherv(cc(), null, sel(bl)));
         r.done();
     }
 
@@ -1148,7 +1180,7 @@ public class Comm implements Freeable, Cloneable {
         Buf s = buf(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
-        runColl("allGatherv", () -> collectives().allGatherv(channel(), s.seg, bl));
+        runColl("allGatherv", () -> collectives().allGatherv(cc(), s.seg, sel(bl)));
         r.done();
     }
 
@@ -1159,7 +1191,7 @@ public class Comm implements Freeable, Cloneable {
         intraOnly("allGatherv");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
-        runColl("allGatherv", () -> collectives().allGatherv(channel(), null, bl));
+        runColl("allGatherv", () -> collectives().allGatherv(cc(), null, sel(bl)));
         r.done();
     }
 
@@ -1173,7 +1205,7 @@ public class Comm implements Freeable, Cloneable {
         Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allToAll", "recvcount");
         MemorySegment[] sb = blocks(s, sendcount, sendtype), rb = blocks(r, recvcount, recvtype);
-        runColl("allToAll", () -> collectives().allToAllv(channel(), sb, rb));
+        runColl("allToAll", () -> collectives().allToAllv(cc(), sel(sb), sel(rb)));
         r.done();
     }
 
@@ -1185,7 +1217,7 @@ public class Comm implements Freeable, Cloneable {
         Buf s = vbuf(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
         Buf r = vbuf(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = vblocks(s, sendcount, sdispls, sendtype), rb = vblocks(r, recvcount, rdispls, recvtype);
-        runColl("allToAllv", () -> collectives().allToAllv(channel(), sb, rb));
+        runColl("allToAllv", () -> collectives().allToAllv(cc(), sel(sb), sel(rb)));
         r.done();
     }
 
@@ -1202,7 +1234,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
         if (this instanceof Intercomm ic) ic.swapBlocks(op, w.send, w.recv);
-        else runColl(op, () -> collectives().allToAllv(channel(), w.send, w.recv));
+        else runColl(op, () -> collectives().allToAllv(cc(), sel(w.send), sel(w.recv)));
         try {
             for (Buffers.Region g : w.recvRegions) g.finishReceive();
         } catch (MPIException e) {
@@ -1219,7 +1251,7 @@ public class Comm implements Freeable, Cloneable {
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
         if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvRegions);
         return schedule().submit(this, op, ch -> {
-            collectives().allToAllv(ch, w.send, w.recv);
+            collectives().allToAllv(ch, sel(w.send), sel(w.recv));
             for (Buffers.Region g : w.recvRegions) g.finishReceive();
         });
     }
@@ -1283,7 +1315,7 @@ public class Comm implements Freeable, Cloneable {
         int total = total("reduceScatter", recvcounts);
         Buf s = buf(sendbuf, total, type, "reduceScatter", "recvcounts");
         Buf r = buf(recvbuf, recvcounts[rank], type, "reduceScatter", "recvcounts[" + rank + "]");
-        runColl("reduceScatter", () -> collectives().reduceScatter(channel(), s.seg, r.seg, recvcounts.clone(), red));
+        runColl("reduceScatter", () -> collectives().reduceScatter(cc(), sel(s.seg, recvcounts, type), r.seg, sel(recvcounts), red));
         r.done();
     }
 
@@ -1296,7 +1328,7 @@ public class Comm implements Freeable, Cloneable {
         Buf b = buf(buf, total, type, "reduceScatter", "counts");
         MemorySegment send = b.copy();
         MemorySegment out = b.seg.asSlice(0, (long) counts[rank] * type.sizeBytes);
-        runColl("reduceScatter", () -> collectives().reduceScatter(channel(), send, out, counts.clone(), red));
+        runColl("reduceScatter", () -> collectives().reduceScatter(cc(), sel(send, counts, type), out, sel(counts), red));
         b.done();
     }
 

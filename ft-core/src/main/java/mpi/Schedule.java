@@ -40,7 +40,9 @@ final class Schedule {
 
     Schedule(Comm comm) {
         this.engine = comm.engine;
-        this.channel = new OffsetChannel(comm.engine, comm.context + 1, comm.epoch, comm.rank, comm.world);
+        Channel c = new OffsetChannel(comm.engine, comm.context + 1, comm.epoch, comm.rank, comm.world);
+        // comm-mode BLANK: over the non-blank members only, as the blocking forms (Comm.cc())
+        this.channel = comm.live == null ? c : new BlankColls.Dense(c, comm.live, comm.rank);
     }
 
     /** A channel over {@code c}'s collective context with tags offset by {@link #TAG_OFFSET}. */

@@ -9,11 +9,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * FT-MPI message mode CONT through {@code bin/ftmpirun} with a real SIGKILL (program {@code
- * testprog.ContProbe}; what it does is described there), and the FTMPI_* attributes.
+ * FT-MPI modes beyond the basic recovery ({@code RecoverySystemTest}) through {@code
+ * bin/ftmpirun} with real SIGKILLs: message mode CONT and the FTMPI_* attributes (program {@code
+ * testprog.ContProbe}), comm-mode BLANK in every collective ({@code testprog.BlankCollsProbe}),
+ * ATOMIC collectives ({@code testprog.AtomicProbe}). What each program does is described there.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ContSystemTest {
+class FtModesSystemTest {
     private static void has(FtmpirunSystemTest.Result r, String line) {
         assertTrue(r.out().contains(line + "\n"), "missing '" + line + "' in\n" + r.out() + r.err());
     }
@@ -43,5 +45,29 @@ class ContSystemTest {
         has(r, "rank 3 persistent got 2020 from 1");
         has(r, "rank 3 dup tag 4 got 404 from 1"); // the re-created dup has the old dup's context id
         has(r, "rank 0 unresolved 1 same true cancelled true");
+    }
+
+    @Test
+    void blankSkipsTheBlankInEveryCollective() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.BlankCollsProbe", List.of("-np", "4", "--comm-mode", "blank")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        int[] dense = {0, 1, -1, 2}; // position among the non-blank members 0, 1, 3
+        for (int me : new int[] {0, 1, 3}) {
+            // gatherv: the blank's segment (displacement 3) untouched; a blank root: nothing touched anywhere
+            has(r, "rank " + me + " v: gatherv " + (me == 0 ? "[100, 101, 101, -1, 103]" : "-") + " blank-root"
+                    + " [-1, -1, -1, -1, -1] scatterv " + (10 + me) + " allgatherv [200, 201, -1, 203]");
+            String a2a = "[" + me + ", " + (10 + me) + ", -1, " + (30 + me) + "]";
+            has(r, "rank " + me + " alltoall " + a2a + " alltoallv " + a2a);
+            // prefixes over 0, 1, 3 only (no invented 1 or 0 for the blank); exScan leaves the first untouched
+            int[] scan = {1, 3, 7}, exscan = {-1, 1, 3}, prod = {2, 6, 30};
+            int d = dense[me];
+            has(r, "rank " + me + " scan " + scan[d] + " exscan " + exscan[d] + " prodscan " + prod[d]
+                    + " reducescatter " + 7 * (me + 1));
+            has(r, "rank " + me + " nb: bcast 42 blank-root -1 min 5"
+                    + (me == 0 ? " gather [300, 301, -1, 303]" : "") + " scan " + scan[d]);
+            has(r, "rank " + me + " probe blank source -2 dup sum 4 split size " + (me == 0 ? 1 : 2));
+            has(r, "rank " + me + " finalized");
+        }
     }
 }
