@@ -52,6 +52,11 @@ public class Comm implements Freeable, Cloneable {
      * a blank (a failed process a recovery covered); null otherwise. Collectives run over these.
      */
     int[] live;
+    /**
+     * FT-MPI collective mode ATOMIC (job option {@code coll-mode=atomic}): collectives compute
+     * into scratch buffers and copy out only after the members agreed that every part succeeded.
+     */
+    boolean atomic;
 
     Comm() {}
 
@@ -70,6 +75,7 @@ public class Comm implements Freeable, Cloneable {
         this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
         this.epoch = engine.generation();
         this.live = engine.recovers() ? BlankColls.liveRanks(engine, world) : null;
+        this.atomic = engine.job().option("coll-mode", "nonatomic").equals("atomic");
         // --inject at-call: armed once, by an original process (not by a rebind after a
         // recovery, nor in a replacement, which would otherwise die at the same call again)
         if (predefined && context == 0 && epoch == 0 && !engine.isRestarted()) FaultPoint.arm(engine);
@@ -732,6 +738,10 @@ public class Comm implements Freeable, Cloneable {
 
     /** Runs an algorithm; errors go through the error handler, user-function errors keep their class. */
     final void runColl(String op, CollBody body) throws MPIException {
+        if (atomic) {
+            runAtomic(op, body);
+            return;
+        }
         try {
             body.run();
         } catch (P2pException e) {
@@ -739,6 +749,39 @@ public class Comm implements Freeable, Cloneable {
         } catch (RuntimeException e) {
             throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
         }
+    }
+
+    /**
+     * FT-MPI ATOMIC (spec 5.2): runs the algorithm (into the scratch buffers {@link #buf} gives
+     * in this mode), then the members agree (the fault-tolerant agreement of {@link #agree}) on
+     * whether every part succeeded. Only then does the caller copy the results out ({@link
+     * Buf#done()}); otherwise every surviving member raises and no receive buffer changed.
+     */
+    private void runAtomic(String op, CollBody body) throws MPIException {
+        P2pException failed = null;
+        RuntimeException broken = null;
+        try {
+            body.run();
+        } catch (P2pException e) {
+            failed = e;
+        } catch (RuntimeException e) {
+            broken = e;
+        }
+        boolean ok = failed == null && broken == null;
+        Engine.Decision d;
+        try {
+            d = engine.agree(ft, nextAgreement() << 6, ok ? 1 : 0);
+        } catch (P2pException e) {
+            throw raise(e, op);
+        }
+        if (ok && d.value() == 1) return;
+        if (failed != null) throw collFailure(failed, op);
+        if (broken != null) throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + broken));
+        int[] gone = d.failedWorld();
+        int w = gone.length > 0 ? gone[0] : -1;
+        throw raise(new P2pException(w >= 0 ? engine.procFailedClass() : MPI.ERR_OTHER, "atomic collective: the part"
+                + " of another member failed" + (w >= 0 ? " (rank " + w + " of the initial COMM_WORLD failed)" : "")
+                + "; no receive buffer was changed", w), op);
     }
 
     /** The error of a failed collective algorithm; user-function errors keep their class. */
@@ -793,10 +836,24 @@ public class Comm implements Freeable, Cloneable {
     static final class Buf {
         final Buffers.Region region;
         final MemorySegment seg;
+        /** ATOMIC: {@link #seg} is a scratch copy of the caller's memory, copied back by {@link #done()}. */
+        private final boolean scratch;
 
         Buf(Buffers.Region region) {
+            this(region, false);
+        }
+
+        Buf(Buffers.Region region, boolean scratch) {
             this.region = region;
-            this.seg = region.bytes == 0 ? MemorySegment.ofArray(new byte[0]) : region.seg.asSlice(region.off, region.bytes);
+            MemorySegment user = region.bytes == 0 ? MemorySegment.ofArray(new byte[0])
+                    : region.seg.asSlice(region.off, region.bytes);
+            this.scratch = scratch && region.bytes > 0;
+            if (this.scratch) {
+                seg = java.lang.foreign.Arena.ofAuto().allocate(region.bytes, 8);
+                MemorySegment.copy(user, 0, seg, 0, region.bytes); // blocks the collective leaves alone stay as they were
+            } else {
+                seg = user;
+            }
         }
 
         /** A private copy (the send side of an in-place operation). */
@@ -807,6 +864,7 @@ public class Comm implements Freeable, Cloneable {
         }
 
         void done() throws MPIException {
+            if (scratch) MemorySegment.copy(seg, 0, region.seg, region.off, region.bytes);
             region.finishReceive();
         }
     }
@@ -814,7 +872,7 @@ public class Comm implements Freeable, Cloneable {
     final Buf buf(Object b, int count, Datatype type, String op, String arg) throws MPIException {
         checkCount(op, arg == null ? "count" : arg, count);
         try {
-            return new Buf(region(b, count, type, op, Buffers.INOUT));
+            return new Buf(region(b, count, type, op, Buffers.INOUT), atomic);
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -1236,7 +1294,7 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) ic.swapBlocks(op, w.send, w.recv);
         else runColl(op, () -> collectives().allToAllv(cc(), sel(w.send), sel(w.recv)));
         try {
-            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+            for (Buf g : w.recvBufs) g.done();
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -1257,13 +1315,17 @@ public class Comm implements Freeable, Cloneable {
     }
 
     /** The blocks of an all-to-all-w: byte segments to send and receive, and the receive regions to finish. */
-    private record WBlocks(MemorySegment[] send, MemorySegment[] recv, Buffers.Region[] recvRegions) {}
+    private record WBlocks(MemorySegment[] send, MemorySegment[] recv, Buffers.Region[] recvRegions, Buf[] recvBufs) {}
 
     private WBlocks wBlocks(String op, Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                             Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
         Buffers.Region[] s = wRegions(op, sendBuf, sendCount, sDispls, sendTypes, "send", Buffers.SEND);
         Buffers.Region[] r = wRegions(op, recvBuf, recvCount, rDispls, recvTypes, "recv", Buffers.RECV);
-        return new WBlocks(wSegments(s), wSegments(r), r);
+        Buf[] rb = new Buf[r.length];
+        for (int i = 0; i < r.length; i++) rb[i] = new Buf(r[i], atomic);
+        MemorySegment[] recv = new MemorySegment[r.length];
+        for (int i = 0; i < r.length; i++) recv[i] = rb[i].seg;
+        return new WBlocks(wSegments(s), recv, r, rb);
     }
 
     /** One region per rank of the group blocks go to: {@code counts[i]} x {@code types[i]} at byte {@code displs[i]}. */

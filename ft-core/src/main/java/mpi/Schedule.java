@@ -51,7 +51,11 @@ final class Schedule {
     }
 
     /** Queues {@code body}; the returned request completes when it has run, with its error if any. */
-    Request submit(Comm comm, String op, Body body) {
+    Request submit(Comm comm, String op, Body body) throws MPIException {
+        if (comm.atomic) {
+            throw comm.raise(MPI.ERR_OTHER, op + ": non-blocking collectives are not available under --coll-mode"
+                    + " atomic (their blocking forms are atomic; see docs/fault-tolerance.md)");
+        }
         org.ftmpi.p2p.Request req = engine.externalRequest();
         Runnable task = () -> complete(req, op, body);
         synchronized (this) {

@@ -70,4 +70,24 @@ class FtModesSystemTest {
             has(r, "rank " + me + " finalized");
         }
     }
+
+    @Test
+    void atomicCollectivesAllRaiseAndLeaveEveryReceiveBufferUntouched() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.AtomicProbe", List.of("-np", "4", "--comm-mode", "shrink",
+                        "--coll-mode", "atomic")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        int[] scan = {1, 3, 6, 10};
+        for (int me = 0; me < 4; me++) {
+            has(r, "rank " + me + " fault-free sum 6 allgather [10, 11, 12, 13] scan " + scan[me]);
+            has(r, "rank " + me + " ibarrier class 16 not available");
+        }
+        for (int me : new int[] {0, 1, 3}) {
+            // under NONATOMIC the survivors' blocks that arrived are written (e.g. [10, -1, -1, 13])
+            has(r, "rank " + me + " allgather raised, buffer [-1, -1, -1, -1]");
+            has(r, "rank " + me + " gather raised" + (me == 0 ? ", buffer [-1, -1, -1, -1]" : ""));
+            has(r, "rank " + me + " after recovery allgather [10, 11, 13]");
+            has(r, "rank " + me + " finalized");
+        }
+    }
 }

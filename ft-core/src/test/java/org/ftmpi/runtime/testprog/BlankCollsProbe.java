@@ -23,9 +23,7 @@ public final class BlankCollsProbe {
     private static int me;
 
     public static void main(String[] args) throws Exception {
-        MPI.Init(args);
-        Intracomm w = MPI.COMM_WORLD;
-        w.setErrhandler(MPI.ERRORS_RETURN);
+        Intracomm w = ProbeLines.init(args);
         me = w.getRank();
         w.barrier();
         if (me == BLANK) Await.killSelf();
@@ -34,28 +32,28 @@ public final class BlankCollsProbe {
         } catch (ProcFailedException e) {
             MPI.recover();
         }
-        int[] g = filled(5);
+        int[] g = ProbeLines.filled(5);
         int[] counts = {1, 2, 1, 1}, displs = {0, 1, 3, 4};
         int[] mine = new int[counts[me]];
         Arrays.fill(mine, me + 100);
         w.gatherv(mine, counts[me], MPI.INT, g, counts, displs, MPI.INT, 0);
-        int[] gb = filled(5);
+        int[] gb = ProbeLines.filled(5);
         w.gatherv(mine, counts[me], MPI.INT, gb, counts, displs, MPI.INT, BLANK);
-        int[] sv = filled(1);
+        int[] sv = ProbeLines.filled(1);
         w.scatterv(new int[] {10, 11, 12, 13}, new int[] {1, 1, 1, 1}, new int[] {0, 1, 2, 3}, MPI.INT, sv, 1, MPI.INT, 0);
-        int[] agv = filled(4);
+        int[] agv = ProbeLines.filled(4);
         w.allGatherv(new int[] {me + 200}, 1, MPI.INT, agv, new int[] {1, 1, 1, 1}, new int[] {0, 1, 2, 3}, MPI.INT);
         say("v: gatherv " + (me == 0 ? Arrays.toString(g) : "-") + " blank-root " + Arrays.toString(gb) + " scatterv "
                 + sv[0] + " allgatherv " + Arrays.toString(agv));
 
-        int[] a2a = filled(4), a2av = filled(4), send = new int[4];
+        int[] a2a = ProbeLines.filled(4), a2av = ProbeLines.filled(4), send = new int[4];
         for (int j = 0; j < 4; j++) send[j] = me * 10 + j;
         w.allToAll(send, 1, MPI.INT, a2a, 1, MPI.INT);
         int[] ones = {1, 1, 1, 1}, at = {0, 1, 2, 3};
         w.allToAllv(send, ones, at, MPI.INT, a2av, ones, at, MPI.INT);
         say("alltoall " + Arrays.toString(a2a) + " alltoallv " + Arrays.toString(a2av));
 
-        int[] scan = filled(1), exscan = filled(1), prod = filled(1), rs = filled(1);
+        int[] scan = ProbeLines.filled(1), exscan = ProbeLines.filled(1), prod = ProbeLines.filled(1), rs = ProbeLines.filled(1);
         w.scan(new int[] {me + 1}, scan, 1, MPI.INT, MPI.SUM);
         w.exScan(new int[] {me + 1}, exscan, 1, MPI.INT, MPI.SUM);
         w.scan(new int[] {me + 2}, prod, 1, MPI.INT, MPI.PROD);
@@ -88,11 +86,6 @@ public final class BlankCollsProbe {
         say("finalized");
     }
 
-    private static int[] filled(int n) {
-        int[] a = new int[n];
-        Arrays.fill(a, -1);
-        return a;
-    }
 
     private static IntBuffer buf(int n) {
         IntBuffer x = MPI.newIntBuffer(n);
@@ -107,7 +100,6 @@ public final class BlankCollsProbe {
     }
 
     private static void say(String s) {
-        System.out.println("rank " + me + " " + s);
-        System.out.flush();
+        ProbeLines.say(me, s);
     }
 }

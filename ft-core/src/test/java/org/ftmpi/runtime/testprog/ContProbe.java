@@ -27,9 +27,7 @@ public final class ContProbe {
     private static int me;
 
     public static void main(String[] args) throws Exception {
-        MPI.Init(args);
-        Intracomm world = MPI.COMM_WORLD;
-        world.setErrhandler(MPI.ERRORS_RETURN);
+        Intracomm world = ProbeLines.init(args);
         me = world.getRank();
         Intracomm dup = world.dup();
         IntBuffer pbuf = MPI.newIntBuffer(1);
@@ -162,7 +160,6 @@ public final class ContProbe {
     }
 
     private static void say(String s) {
-        System.out.println("rank " + me + " " + s);
-        System.out.flush();
+        ProbeLines.say(me, s);
     }
 }
