@@ -465,7 +465,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /** Idle polls spent spinning, then yielding, before a waiting thread starts to park. */
-    private static final int IDLE_SPIN = 2_000, IDLE_YIELD = 20_000;
+    private static final int IDLE_SPIN = 256, IDLE_YIELD = 20_000;
 
     /**
      * Where this engine's waiters start: at 0 (spin first) when this host has a core for each
