@@ -220,7 +220,8 @@ public class Comm implements Freeable, Cloneable {
         checkDest(op, dest);
         checkSendTag(op, tag);
         Buffers.Region g = region(buf, count, type, op, false);
-        org.ftmpi.p2p.Request r = startSend(g, dest, tag, mode);
+        org.ftmpi.p2p.Request r = engine.sendAndForget(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
+                g.seg, g.off, g.bytes, mode);
         awaitBlocking(r, true, op);
         report(r, op);
     }
@@ -698,7 +699,7 @@ public class Comm implements Freeable, Cloneable {
 
         @Override
         public org.ftmpi.p2p.Request send(int dest, int tag, MemorySegment data) {
-            return engine.send(context + 1, epoch, rank, dest, world[dest], tag, data, 0, data.byteSize(),
+            return engine.sendAndForget(context + 1, epoch, rank, dest, world[dest], tag, data, 0, data.byteSize(),
                     org.ftmpi.p2p.Request.STANDARD);
         }
 

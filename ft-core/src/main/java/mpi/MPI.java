@@ -251,6 +251,7 @@ public final class MPI {
                 finalized = true;
                 COMM_WORLD.engine = null;
                 COMM_SELF.engine = null;
+                Buffers.forgetRegions();
             }
         }
     }

@@ -1,8 +1,6 @@
 package org.ftmpi.p2p;
 
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedList;
 
 /**
  * Posted receives and unexpected messages of one context id, both in arrival order, so that
@@ -18,11 +16,11 @@ final class MatchQueues {
      * comm-mode SHRINK changed the sender's rank. Collective contexts always match by epoch.
      */
     final boolean cont;
-    final LinkedList<Request> posted = new LinkedList<>();
-    final LinkedList<Unexpected> unexpected = new LinkedList<>();
+    final MatchList<Request> posted = new MatchList<>();
+    final MatchList<Unexpected> unexpected = new MatchList<>();
 
     /** A message that arrived before its receive was posted. */
-    static final class Unexpected {
+    static final class Unexpected extends MatchList.Link {
         byte type;          // FrameHeader.EAGER, EAGER_SYNC or RTS
         int source;         // comm rank
         int sourceWorld;
@@ -58,10 +56,9 @@ final class MatchQueues {
     }
 
     Request takePosted(int source, int sourceWorld, int tag, int epoch) {
-        for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
-            Request r = it.next();
+        for (Request r = posted.first(); r != null; r = posted.next(r)) {
             if (cont ? matchesCont(r, sourceWorld, tag) : matches(r, source, tag, epoch)) {
-                it.remove();
+                posted.remove(r);
                 return r;
             }
         }
@@ -70,13 +67,12 @@ final class MatchQueues {
 
     /** {@code sourceWorld} is the world rank of {@code source}, or -1 for ANY_SOURCE. */
     Unexpected findUnexpected(int source, int sourceWorld, int tag, int epoch, boolean remove) {
-        for (Iterator<Unexpected> it = unexpected.iterator(); it.hasNext(); ) {
-            Unexpected u = it.next();
+        for (Unexpected u = unexpected.first(); u != null; u = unexpected.next(u)) {
             boolean m = cont
                     ? (source == Engine.ANY_SOURCE || u.sourceWorld == sourceWorld) && (tag == Engine.ANY_TAG || tag == u.tag)
                     : matches(source, tag, epoch, u);
             if (m) {
-                if (remove) it.remove();
+                if (remove) unexpected.remove(u);
                 return u;
             }
         }
@@ -86,12 +82,13 @@ final class MatchQueues {
     /** Removes and returns every posted receive that waits for {@code sourceWorld}. */
     ArrayList<Request> removePostedFrom(int sourceWorld) {
         ArrayList<Request> out = new ArrayList<>();
-        for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
-            Request r = it.next();
+        for (Request r = posted.first(); r != null; ) {
+            Request n = posted.next(r);
             if (r.peerWorld == sourceWorld) {
-                it.remove();
+                posted.remove(r);
                 out.add(r);
             }
+            r = n;
         }
         return out;
     }
