@@ -5,7 +5,8 @@
 #   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--only overhead,detect,agree,sim]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
-#           with it off (--hb-period 0), the order alternating per round; medians and on/off ratios.
+#           with it off (--hb-period 0), the order alternating per round; a table of medians,
+#           the ratio of the medians and the median/min/max of the per-round (paired) ratios.
 # detect:   T jobs per np and signal (SIGKILL, SIGSTOP), two rounds each (cold, then warm); medians of "first survivor told" and
 #           "every survivor told", ms after the signal.
 # agree:    T jobs per np; medians of each figure (us).
@@ -53,14 +54,29 @@ if [[ ,$only, == *,overhead,* ]]; then
         if (( r % 2 )); then order="50 0"; else order="0 50"; fi
         for hb in $order; do job "hb=$hb" -np 2 --hb-period "$hb" bench ft-overhead; done
     done
-    echo "## ft-overhead, np 2, $rounds interleaved rounds, medians (detector on = --hb-period 50, off = --hb-period 0)"
-    echo "detector threads' CPU, % of one core (detector on; max over ranks): median" \
-        "$(grep '^hb=50 ' "$raw" | grep ft-overhead | field detector_cpu_pct | median)"
+    on_lines=$(grep '^hb=50 ' "$raw" | grep ft-overhead || true)
+    off_lines=$(grep '^hb=0 ' "$raw" | grep ft-overhead || true)
+    echo "## ft-overhead, np 2, $rounds interleaved rounds (each job: median of its blocks)"
+    echo "on = detector at --hb-period 50 (the default), off = --hb-period 0; paired = the on/off ratio of each round"
+    echo
+    echo "| metric | on (median) | off (median) | on/off of the medians | paired on/off: median | min | max | rounds |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     for k in lat8_us bw64k_MBps app_us_per_iter; do
-        on=$(grep '^hb=50 ' "$raw" | grep ft-overhead | field $k | median)
-        off=$(grep '^hb=0 ' "$raw" | grep ft-overhead | field $k | median)
-        awk -v k=$k -v on="$on" -v off="$off" 'BEGIN { printf "%-16s on %10s  off %10s  on/off %.4f\n", k, on, off, on / off }'
+        on=$(field $k <<< "$on_lines" | median)
+        off=$(field $k <<< "$off_lines" | median)
+        paste <(field $k <<< "$on_lines") <(field $k <<< "$off_lines") \
+            | awk '$1 != "" && $2 != "" && $2 > 0 { print $1 / $2 }' > "$raw.ratios"
+        pm=$(median < "$raw.ratios")
+        mm=$(sort -g "$raw.ratios" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.4f %.4f %d", lo, hi, NR }')
+        read -r lo hi cnt <<< "$mm"
+        awk -v k=$k -v on="$on" -v off="$off" -v pm="$pm" -v lo="$lo" -v hi="$hi" -v c="$cnt" \
+            'BEGIN { printf "| %s | %s | %s | %.4f | %.4f | %s | %s | %s |\n", k, on, off, on / off, pm, lo, hi, c }'
     done
+    rm -f "$raw.ratios"
+    echo
+    echo "detector threads' CPU during the measured pass, % of one core (max over ranks), median of $rounds:" \
+        "$(field detector_cpu_pct <<< "$on_lines" | median)"
+    echo "(latency: lower is better, so on/off > 1 is a cost; bandwidth: higher is better, on/off < 1 is a cost)"
 fi
 
 if [[ ,$only, == *,detect,* ]]; then
@@ -88,7 +104,8 @@ if [[ ,$only, == *,agree,* ]]; then
     for np in $nps; do
         sel=$(grep "^agree-np$np " "$raw" || true)
         printf "## ft-agree np %s, %s jobs, medians:" "$np" "$trials"
-        for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us; do
+        for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us \
+                 shrink_failed_us agree_failed_us; do
             printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
         done
         echo

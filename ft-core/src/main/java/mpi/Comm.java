@@ -1832,8 +1832,9 @@ public class Comm implements Freeable, Cloneable {
     public final int ackFailed(int numToAck) throws MPIException {
         check("ackFailed");
         if (numToAck < 0) throw raise(MPI.ERR_ARG, "ackFailed: numToAck is negative (" + numToAck + ")");
+        int known = engine.failedMembers(ft).length; // under the engine's lock: complete bookkeeping
         synchronized (this) {
-            int n = Math.min(numToAck, ft.failedCount());
+            int n = Math.min(numToAck, known);
             if (n > acked) acked = n;
             return acked;
         }
@@ -1885,9 +1886,14 @@ public class Comm implements Freeable, Cloneable {
      * failure notice reaches every live process, so this ends.
      */
     private void awaitKnown(int[] worlds) {
+        // Read under the engine's lock (failedMembers), not engine.isFailed: the engine marks a
+        // process failed before it records the failure in each communicator, and an ackFailed()
+        // between the two would acknowledge nothing.
         int idle = 0;
         for (int w : worlds) {
-            while (!engine.isFailed(w)) idle = engine.progressOrPause(idle);
+            while (!java.util.Arrays.stream(engine.failedMembers(ft)).anyMatch(x -> x == w)) {
+                idle = engine.progressOrPause(idle);
+            }
         }
     }
 

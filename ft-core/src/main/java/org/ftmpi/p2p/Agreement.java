@@ -25,6 +25,9 @@ final class Agreement {
     int ballot = -1;
     int pValue;
     BitSet pFailed = new BitSet();
+    /** Members that accepted proposal {@link #ackBallot} (the highest ballot acknowledged to this process). */
+    int ackBallot = -1;
+    final BitSet acked = new BitSet();
 
     // decision
     boolean decided;
@@ -36,9 +39,17 @@ final class Agreement {
     boolean proposing;
     int propValue;
     BitSet propFailed;
-    final BitSet acks = new BitSet();
 
     Agreement(int k) {
         this.k = k;
+    }
+
+    /** Records that comm rank {@code member} accepted the proposal of ballot {@code b}. */
+    void acked(int b, int member) {
+        if (b > ackBallot) {
+            ackBallot = b;
+            acked.clear();
+        }
+        if (b == ackBallot) acked.set(member);
     }
 }

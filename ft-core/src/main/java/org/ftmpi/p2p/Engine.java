@@ -161,10 +161,28 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         restarted = Boolean.parseBoolean(job.option("restarted", "false"));
         recovered = new boolean[size];
         procIdOf = job.procIds().clone();
+        lock.lock();
+        try {
+            synchronized (early) {
+                constructed = true;
+            }
+            for (String[] e : early) peerLost(Integer.parseInt(e[0]), e[1]);
+            early.clear();
+        } finally {
+            lock.unlock();
+        }
         agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
         agent.start();
         if (restarted) awaitWelcome();
     }
+
+    /**
+     * Failures reported while the constructor was still exchanging endpoints and connecting (the
+     * listener is registered first, the per-peer state is made later): kept, and handled once
+     * the engine is complete. Guarded by itself; {@link #constructed} is written under it.
+     */
+    private final List<String[]> early = new ArrayList<>();
+    private volatile boolean constructed;
 
     /** Splits the transports into those that route some peer ({@link #busy}) and the idle ones. */
     private void classifyTransports() {
@@ -858,6 +876,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Marks a peer failed and completes, with an error, everything that depends on it. */
     private void peerLost(int peer, String cause) {
+        if (!constructed) {
+            synchronized (early) {
+                if (!constructed) {
+                    early.add(new String[] {Integer.toString(peer), cause});
+                    return;
+                }
+            }
+        }
         if (peerFailed[peer]) return;
         peerFailed[peer] = true;
         peerFailure[peer] = cause;

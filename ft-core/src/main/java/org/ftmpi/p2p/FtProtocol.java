@@ -19,10 +19,12 @@ import java.util.Map;
  * Every member sends CONTRIB (flag, failures it knows, accepted proposal) to its coordinator,
  * and again whenever its coordinator changes. The coordinator waits for a contribution from every
  * member not known failed, then proposes (PROPOSE) either the accepted proposal with the highest
- * ballot among the contributions, or (AND of flags, union of failures); after every live member
- * not in the proposed failed set has acknowledged (ACK), it sends COMMIT. A member that has
- * decided keeps answering for that instance (COMMIT to a CONTRIB, ACK to a PROPOSE), so a new
- * coordinator finishes even if it is the only member that has not returned.
+ * ballot among the contributions, or (AND of flags, union of failures). A member that accepts a
+ * proposal acknowledges it (ACK) to every member ({@link #ACK_ALL_MAX}), and each member decides
+ * once every live member not in the proposed failed set accepted the same ballot: three message
+ * delays. (In larger communicators the ACKs go to the coordinator, which then sends COMMIT.) A
+ * member that has decided keeps answering for that instance (COMMIT to a CONTRIB or a PROPOSE),
+ * so a new coordinator finishes even if it is the only member that has not returned.
  *
  * <p><b>Note:</b> every method runs under the engine's progress lock.
  */
@@ -88,18 +90,32 @@ final class FtProtocol {
                 advance(f, g);
             }
             case PROPOSE -> {
-                if (!g.decided && ballot >= g.ballot) {
-                    g.ballot = ballot;
-                    g.pValue = value;
-                    g.pFailed = a;
+                if (g.decided) {
+                    send(f, from, COMMIT, k, g.dValue, 0, 0, g.dFailed, null); // the proposer passes it on
+                    return;
                 }
-                if (g.decided || ballot >= g.ballot) send(f, from, ACK, k, 0, ballot, 0, null, null);
+                if (ballot < g.ballot) return; // superseded: a higher ballot was accepted here
+                g.ballot = ballot;
+                g.pValue = value;
+                g.pFailed = a;
+                g.acked(ballot, from); // a proposer accepts its own proposal
+                int me = myRank(f);
+                g.acked(ballot, me);
+                if (ackToAll(f)) {
+                    for (int r = 0; r < f.world.length; r++) {
+                        if (r != me && !a.get(r) && !engine.isFailed(f.world[r])) {
+                            send(f, r, ACK, k, 0, ballot, 0, null, null);
+                        }
+                    }
+                } else {
+                    send(f, from, ACK, k, 0, ballot, 0, null, null);
+                }
+                advance(f, g);
             }
             case ACK -> {
-                if (g.proposing && ballot == myRank(f)) {
-                    g.acks.set(from);
-                    advance(f, g);
-                }
+                if (g.decided) return;
+                g.acked(ballot, from);
+                advance(f, g);
             }
             case COMMIT -> {
                 if (g.decided) return;
@@ -155,56 +171,82 @@ final class FtProtocol {
             }
         }
         if (coord == me) coordinate(f, g, me);
+        decideIfAccepted(f, g, me);
     }
 
+    /**
+     * Communicators up to this size acknowledge a proposal to every member, and each member
+     * decides once every live member accepted (three message delays, (n-1)^2 acknowledgements);
+     * larger ones acknowledge to the coordinator, which then sends COMMIT (four delays, 2(n-1)
+     * messages). Every member derives the same choice from the size.
+     */
+    static final int ACK_ALL_MAX = 16;
+
+    private static boolean ackToAll(CommFt f) {
+        return f.world.length <= ACK_ALL_MAX;
+    }
+
+    /** The coordinator proposes once it holds a contribution from every member not known failed. */
     private void coordinate(CommFt f, Agreement g, int me) {
+        if (g.proposing) return;
         int n = f.world.length;
-        if (!g.proposing) {
-            BitSet failedNow = knownFailed(f);
-            for (int r = 0; r < n; r++) {
-                if (!failedNow.get(r) && !g.contribs.containsKey(r)) return; // still waiting
-            }
-            Agreement.Contrib best = null;
-            int and = 1;
-            BitSet union = (BitSet) failedNow.clone();
-            for (int r = 0; r < n; r++) {
-                Agreement.Contrib c = g.contribs.get(r);
-                if (c == null) {
-                    union.set(r);
-                    continue;
-                }
-                and &= c.value() != 0 ? 1 : 0;
-                union.or(c.failed());
-                if (c.ballot() >= 0 && (best == null || c.ballot() > best.ballot())) best = c;
-            }
-            g.proposing = true;
-            g.acks.clear();
-            if (best != null) {
-                g.propValue = best.pValue();
-                g.propFailed = (BitSet) best.pFailed().clone();
-            } else {
-                g.propValue = and;
-                g.propFailed = union;
-            }
-            g.ballot = me;
-            g.pValue = g.propValue;
-            g.pFailed = g.propFailed;
-            g.acks.set(me);
-            for (int r = 0; r < n; r++) {
-                if (r != me && !failedNow.get(r) && !g.propFailed.get(r)) {
-                    send(f, r, PROPOSE, g.k, g.propValue, me, 0, g.propFailed, null);
-                }
-            }
-        }
+        BitSet failedNow = knownFailed(f);
         for (int r = 0; r < n; r++) {
-            if (!g.acks.get(r) && !g.propFailed.get(r) && !engine.isFailed(f.world[r])) return;
+            if (!failedNow.get(r) && !g.contribs.containsKey(r)) return; // still waiting
         }
+        Agreement.Contrib best = null;
+        int and = -1; // bitwise AND, as MPIX_Comm_agree
+        BitSet union = (BitSet) failedNow.clone();
         for (int r = 0; r < n; r++) {
-            if (r != me && !g.propFailed.get(r) && !engine.isFailed(f.world[r])) {
-                send(f, r, COMMIT, g.k, g.propValue, 0, 0, g.propFailed, null);
+            Agreement.Contrib c = g.contribs.get(r);
+            if (c == null) {
+                union.set(r);
+                continue;
+            }
+            and &= c.value();
+            union.or(c.failed());
+            if (c.ballot() >= 0 && (best == null || c.ballot() > best.ballot())) best = c;
+        }
+        g.proposing = true;
+        if (best != null) {
+            g.propValue = best.pValue();
+            g.propFailed = (BitSet) best.pFailed().clone();
+        } else {
+            g.propValue = and;
+            g.propFailed = union;
+        }
+        g.ballot = me;
+        g.pValue = g.propValue;
+        g.pFailed = g.propFailed;
+        g.acked(me, me);
+        for (int r = 0; r < n; r++) {
+            if (r != me && !failedNow.get(r) && !g.propFailed.get(r)) {
+                send(f, r, PROPOSE, g.k, g.propValue, me, 0, g.propFailed, null);
             }
         }
-        decide(g, g.propValue, g.propFailed);
+    }
+
+    /**
+     * Decides the proposal accepted here once every member outside its failed set and not known
+     * failed accepted it too: at any member when acknowledgements go to everyone, else at its
+     * proposer, which then sends COMMIT.
+     */
+    private void decideIfAccepted(CommFt f, Agreement g, int me) {
+        if (g.decided || g.ballot < 0 || g.ackBallot != g.ballot) return;
+        boolean all = ackToAll(f);
+        if (!all && g.ballot != me) return;
+        int n = f.world.length;
+        for (int r = 0; r < n; r++) {
+            if (!g.acked.get(r) && !g.pFailed.get(r) && !engine.isFailed(f.world[r])) return;
+        }
+        if (!all) {
+            for (int r = 0; r < n; r++) {
+                if (r != me && !g.pFailed.get(r) && !engine.isFailed(f.world[r])) {
+                    send(f, r, COMMIT, g.k, g.pValue, 0, 0, g.pFailed, null);
+                }
+            }
+        }
+        decide(g, g.pValue, g.pFailed);
     }
 
     private static void decide(Agreement g, int value, BitSet failed) {

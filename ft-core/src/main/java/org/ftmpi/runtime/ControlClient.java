@@ -24,6 +24,7 @@ import org.ftmpi.ft.detect.HeartbeatDetector;
 import org.ftmpi.runtime.wire.Auth;
 import org.ftmpi.runtime.wire.Frame;
 import org.ftmpi.runtime.wire.FrameCodec;
+import org.ftmpi.runtime.wire.FrameException;
 import org.ftmpi.runtime.wire.FrameType;
 
 /**
@@ -279,8 +280,22 @@ public final class ControlClient implements RankRuntime {
             d.start(p.jobId(), p.secret(), p.rank(), procIds, hosts, detectors, heartbeatPeriodMs(p),
                     heartbeatTimeoutMs(p), new DetectorActions());
         }
+        notifier.execute(ControlClient::warmFailurePath);
         return new JobInfo(p.jobId(), p.rank(), p.size(), procIds, hosts,
                 Collections.unmodifiableList(eps), p.secret(), p.options());
+    }
+
+    /**
+     * Runs once, on the notifier thread, right after the table arrived: starts that thread and
+     * loads and links what the first failure notice needs (the PROCESS_FAILED codec), so that the
+     * first failure of a job does not pay for it on its way to the engine.
+     */
+    private static void warmFailurePath() {
+        try {
+            ControlMessages.failed(ControlMessages.failed(new ControlMessages.Failed(0, 0, "warm-up")));
+        } catch (FrameException e) {
+            throw new IllegalStateException("PROCESS_FAILED does not decode what it encodes", e);
+        }
     }
 
     /** Job option {@code hb-period} (ms), default {@value HeartbeatDetector#DEFAULT_PERIOD_MS}. */

@@ -351,4 +351,86 @@ class UlfmTest {
             assertEquals(1, world.getFailed().getSize());
         });
     }
+
+    /**
+     * Agreement under deaths at arbitrary protocol steps: n ranks run 120 agreements (and a
+     * shrink every 20); two of them, among them the first coordinator, are killed from a helper
+     * thread started just before they enter a random agreement, so the kill lands anywhere in
+     * the exchange (before the contribution, between proposal and acknowledgements, after the
+     * decision). Every rank that returns from an instance, the victims included, must return the
+     * same outcome (uniform agreement): the same value, raised or not alike; and the value must be
+     * the AND of a set of contributions holding every survivor's (validity). Seeded: the seed is
+     * in the failure message.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {6, 18}) // 18: above ACK_ALL_MAX, acknowledgements to the coordinator and COMMIT
+    void agreementIsUniformWhenMembersDieAtRandomSteps(int n) throws Exception {
+        long seed = System.nanoTime();
+        java.util.Random rnd = new java.util.Random(seed);
+        int iters = 120;
+        int[] victims = {0, 1 + rnd.nextInt(n - 1)};
+        int[] killAt = {rnd.nextInt(iters / 2), rnd.nextInt(iters / 2)};
+        // per instance: the outcome each rank saw (value, or ~value when the call raised), and shrink groups
+        var outcomes = new java.util.concurrent.ConcurrentHashMap<Integer, java.util.Map<Integer, Integer>>();
+        var groups = new java.util.concurrent.ConcurrentHashMap<Integer, java.util.Set<String>>();
+        AtomicReference<LocalJobRuntime> job = new AtomicReference<>();
+        String ctx = "seed " + seed + ", victims " + java.util.Arrays.toString(victims) + " at " + java.util.Arrays.toString(killAt);
+        LocalJob.run(n, IGNORE, job::set, world -> {
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            int rank = world.getRank();
+            world.barrier();
+            for (int i = 0; i < iters; i++) {
+                for (int v = 0; v < victims.length; v++) {
+                    if (victims[v] == rank && killAt[v] == i) {
+                        Thread.ofVirtual().start(() -> job.get().kill(rank, "was killed by the test"));
+                    }
+                }
+                int flag = (i + rank) % 3 == 0 ? ~(1 << rank) : -1;
+                int outcome;
+                try {
+                    outcome = world.agree(flag);
+                } catch (ProcFailedException e) {
+                    if (!e.hasAgreedFlag()) return; // this rank was killed
+                    outcome = ~e.getAgreedFlag();
+                    world.ackFailed();
+                } catch (MPIException e) {
+                    return; // this rank was killed
+                }
+                outcomes.computeIfAbsent(i, x -> new java.util.concurrent.ConcurrentHashMap<>()).put(rank, outcome);
+                if (i % 20 == 19) {
+                    Intracomm s;
+                    try {
+                        s = world.shrink();
+                    } catch (MPIException e) {
+                        return;
+                    }
+                    int[] in = new int[s.getSize()];
+                    for (int r = 0; r < in.length; r++) in[r] = r;
+                    int[] out = Group.translateRanks(s.getGroup(), in, world.getGroup());
+                    groups.computeIfAbsent(i, x -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                            .add(java.util.Arrays.toString(out));
+                    s.free();
+                }
+            }
+        });
+        java.util.Set<Integer> dead = java.util.Set.of(victims[0], victims[1]);
+        for (int i = 0; i < iters; i++) {
+            var seen = outcomes.get(i);
+            assertNotNull(seen, "instance " + i + " decided nowhere; " + ctx);
+            for (int r = 0; r < n; r++) {
+                if (!dead.contains(r)) assertTrue(seen.containsKey(r), "survivor " + r + " missed instance " + i + "; " + ctx);
+            }
+            assertEquals(1, new java.util.HashSet<>(seen.values()).size(),
+                    "instance " + i + ": ranks returned different outcomes " + seen + "; " + ctx);
+            int o = seen.values().iterator().next(), value = o >= 0 ? ~o : o; // raised: stored as ~value
+            for (int r = 0; r < n; r++) {
+                boolean cleared = (i + r) % 3 == 0;
+                if (!cleared) assertTrue((value & (1 << r)) != 0, "instance " + i + ": bit " + r + " cleared by nobody; " + ctx);
+                if (cleared && !dead.contains(r)) {
+                    assertEquals(0, value & (1 << r), "instance " + i + ": survivor " + r + "'s zero bit lost; " + ctx);
+                }
+            }
+        }
+        groups.forEach((i, g) -> assertEquals(1, g.size(), "shrink after instance " + i + " made different groups " + g + "; " + ctx));
+    }
 }

@@ -154,10 +154,17 @@ class DetectionSystemTest {
         FtmpirunSystemTest.assertAllDead(ready.allPids());
     }
 
+    /**
+     * Time from the start of the ranks to the fault of the two --inject after= tests: the test
+     * needs every rank's ready line first, and at load average 18-40 on the 2-vCPU development VM
+     * three ranks took 1.0-2.1 s to be ready (1500 ms failed there in about half the runs).
+     */
+    private static final String INJECT_AFTER_MS = "5000";
+
     @Test
     void injectKillAbortsTheJob() throws Exception {
         FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--inject",
-                "rank=1,after=1500,how=kill"), 1, 20_000), null, null);
+                "rank=1,after=" + INJECT_AFTER_MS + ",how=kill"), 1, 20_000), null, null);
         Ready ready = awaitReady(run, 3);
         FtmpirunSystemTest.Result r = run.await();
         assertEquals(128 + 9, r.code(), r.err());
@@ -170,7 +177,7 @@ class DetectionSystemTest {
     @Test
     void injectStopIsDetectedByHeartbeatsAndAbortsTheJobNamingTheRank() throws Exception {
         FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "--inject",
-                "rank=2,after=1500,how=stop"), 1, 20_000), null, null);
+                "rank=2,after=" + INJECT_AFTER_MS + ",how=stop"), 1, 20_000), null, null);
         Ready ready = awaitReady(run, 4);
         Await.until("the SIGSTOP injection", Duration.ofSeconds(20), () -> {
             assertTrue(run.p.isAlive(), errSoFar(run));

@@ -17,14 +17,16 @@ import mpi.Request;
  * {@code bench/ft/run-ft-bench.sh}. Every program prints one {@code RESULT} line on rank 0.
  * <ul>
  * <li>{@code ft-overhead}: 8-byte ping-pong latency and 64 KiB windowed bandwidth between ranks 0
- *     and 1, and an application loop (compute + one-double allreduce) on every rank; run with
- *     {@code --hb-period 50} (the default) and {@code --hb-period 0} (detector off).</li>
+ *     and 1, and an application loop (compute + one-double allreduce) on every rank, each the
+ *     median of {@value #OVERHEAD_BLOCKS} interleaved blocks; run with {@code --hb-period 50}
+ *     (the default) and {@code --hb-period 0} (detector off).</li>
  * <li>{@code ft-detect kill|stop}: rank 0 sends SIGKILL/SIGSTOP to the last rank while every
  *     other rank waits in a receive from it; prints, per survivor, the time from the signal to
  *     the receive's {@code ProcFailedException} (wall clock of this machine, microseconds).</li>
  * <li>{@code ft-agree}: agree, one-int allreduce and shrink without failures, then right after
  *     a SIGKILL of the last rank: the first agree (raises: unacknowledged), agree after
- *     {@code ackFailed}, shrink. Each operation timed alone after a barrier; its time is the
+ *     {@code ackFailed}, shrink; then the same shrink and agree repeated (warm, the dead member
+ *     still in the communicator). Each operation timed alone after a barrier; its time is the
  *     maximum over the ranks; medians over the repetitions.</li>
  * </ul>
  * Run under {@code --recovery-mode ignore} (the detect and agree programs kill a rank).
@@ -70,19 +72,25 @@ public final class FtBench {
 
     // ------------------------------------------------------------------ overhead
 
+    /** Blocks of the measured pass of ft-overhead: each metric is the median over them. */
+    static final int OVERHEAD_BLOCKS = 11;
+
     static void overhead(Intracomm world, PrintStream out) throws MPIException {
         int rank = world.getRank();
-        long start = 0, cpu0 = 0;
-        double lat = 0, bw = 0, app = 0;
-        for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT up
-            if (pass == 1) {
-                start = System.nanoTime();
-                cpu0 = detectorCpuNs();
-            }
-            lat = latency(world, rank, pass == 0 ? 5_000 : 20_000);
-            bw = bandwidth(world, rank, pass == 0 ? 50 : 200);
-            app = appLoop(world, pass == 0 ? 300 : 1_000);
+        // warm-up pass for the JIT
+        latency(world, rank, 5_000);
+        bandwidth(world, rank, 50);
+        appLoop(world, 300);
+        // Measured pass: blocks of the three metrics, interleaved, so that a burst of load from
+        // elsewhere lands in one block of each rather than in the whole of one metric; medians.
+        long start = System.nanoTime(), cpu0 = detectorCpuNs();
+        double[] lats = new double[OVERHEAD_BLOCKS], bws = new double[OVERHEAD_BLOCKS], apps = new double[OVERHEAD_BLOCKS];
+        for (int b = 0; b < OVERHEAD_BLOCKS; b++) {
+            lats[b] = latency(world, rank, 2_000);
+            bws[b] = bandwidth(world, rank, 20);
+            apps[b] = appLoop(world, 100);
         }
+        double lat = median(lats), bw = median(bws), app = median(apps);
         // CPU time of the detector's own threads during the measured pass, as a share of one core:
         // a direct measure of its cost, independent of the run-to-run noise of the A/B comparison.
         double share = (detectorCpuNs() - cpu0) / (double) (System.nanoTime() - start) * 100;
@@ -299,14 +307,22 @@ public final class FtBench {
         Intracomm[] s = new Intracomm[1];
         double shrinkAfter = timed(alive, () -> s[0] = world.shrink());
         Intracomm shrunk = s[0];
+        // warm again, the failed member still in world: shrink and agree (the acknowledgement round included)
+        double[] shF = new double[shrinks], agF = new double[50];
+        for (int i = 0; i < shF.length; i++) {
+            Intracomm[] t = new Intracomm[1];
+            shF[i] = timed(alive, () -> t[0] = world.shrink());
+            t[0].free();
+        }
+        for (int i = 0; i < agF.length; i++) agF[i] = timed(alive, () -> world.agree(1));
         double[] ag2 = new double[50];
         for (int i = 0; i < ag2.length; i++) ag2[i] = timed(shrunk, () -> shrunk.agree(1));
         if (rank == 0) {
             double a = median(ag), r = median(ar);
             out.printf(Locale.ROOT, "RESULT ft-agree np %d agree_us %.1f allreduce_us %.1f ratio %.2f shrink_us %.1f"
                             + " after_failure: first_agree_us %.1f agree_acked_us %.1f shrink_after_us %.1f"
-                            + " agree_on_shrunk_us %.1f%n",
-                    n, a, r, a / r, median(sh), first, acked, shrinkAfter, median(ag2));
+                            + " agree_on_shrunk_us %.1f with_failed_member: shrink_failed_us %.1f agree_failed_us %.1f%n",
+                    n, a, r, a / r, median(sh), first, acked, shrinkAfter, median(ag2), median(shF), median(agF));
         }
         shrunk.free();
         alive.free();
