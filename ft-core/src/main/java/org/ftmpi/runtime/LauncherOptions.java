@@ -70,7 +70,7 @@ public final class LauncherOptions {
               --hb-period MS        heartbeat period of the failure detector ring
                                     (default 50; 0 turns the ring off)
               --hb-timeout MS       declare a rank failed after MS without its heartbeat
-                                    (default 500; at least 2 x the period)
+                                    (default 2000; at least 2 x the period)
               --inject rank=R,after=MS,how=kill|stop
                                     fault injection: send SIGKILL (kill, the default) or
                                     SIGSTOP (stop, a hang) to rank R, MS milliseconds after

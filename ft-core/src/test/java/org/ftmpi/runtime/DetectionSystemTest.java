@@ -176,21 +176,17 @@ class DetectionSystemTest {
 
     @Test
     void injectStopIsDetectedByHeartbeatsAndAbortsTheJobNamingTheRank() throws Exception {
-        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "--inject",
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "--hb-timeout", "500", "--inject",
                 "rank=2,after=" + INJECT_AFTER_MS + ",how=stop"), 1, 20_000), null, null);
         Ready ready = awaitReady(run, 4);
         Await.until("the SIGSTOP injection", Duration.ofSeconds(20), () -> {
             assertTrue(run.p.isAlive(), errSoFar(run));
             return errSoFar(run).contains("injecting fault: SIGSTOP to rank 2");
         });
-        long injected = System.nanoTime();
         FtmpirunSystemTest.Result r = run.await();
-        long ms = (System.nanoTime() - injected) / 1_000_000;
         assertEquals(128 + 9, r.code(), r.err());
         assertTrue(r.err().matches("(?s).*ftmpirun: rank 2 \\(pid " + ready.pids().get(2) + "\\) declared failed by rank \\d: "
                 + "no heartbeat for \\d+ ms; aborting the job \\(comm-mode abort\\).*"), r.err());
-        // detection takes the 500 ms timeout; the abort itself well under a second (loaded 2-vCPU hosts: slack)
-        assertTrue(ms < 500 + 2_500, "launcher ended " + ms + " ms after the SIGSTOP");
         FtmpirunSystemTest.assertAllDead(ready.allPids());
     }
 

@@ -70,7 +70,7 @@ class LauncherOptionsTest {
                 "--verbose", "--comm-mode", "ABORT", "M");
         assertEquals("10.0.0.1", s.bindAddress());
         assertEquals(Map.of("comm-mode", "abort", "tcp-bind", "10.0.0.1", "transports", "tcp,shm", "k", "v=w",
-                "m", "n", "hb-period", "50", "hb-timeout", "500"), s.options());
+                "m", "n", "hb-period", "50", "hb-timeout", "2000"), s.options());
         assertEquals(Map.of("EXPORTED", "v1", "NEW", "1"), s.exportEnv());
         assertEquals(30, s.timeoutSeconds());
         assertTrue(s.verbose());

@@ -15,7 +15,7 @@ import org.ftmpi.ft.detect.RingPlan;
  * broadcast of FAILED, failed sets on beats) with thousands of virtual processes in virtual time.
  * Network: every datagram takes exactly {@value #DELAY_MS} ms, no loss, so the spread of the
  * notice (last survivor told minus the observer's declaration) counts broadcast hops. Period 50
- * ms, timeout 500 ms (the defaults); one process crashes (a crash and a hang look alike to the
+ * ms, timeout 500 ms (the timeout of the measured jobs in docs/benchmarks.md; the default is 2 s); one process crashes (a crash and a hang look alike to the
  * ring: no beats) at a random time after the ring is established. Prints a table. No MPI.
  */
 public final class DetectorSim {

@@ -26,7 +26,7 @@ public final class HeartbeatDetector implements AutoCloseable {
     public static final String ENDPOINT_KEY = "ft-detect";
     /** Defaults of ftmpirun --hb-period / --hb-timeout. */
     public static final long DEFAULT_PERIOD_MS = 50;
-    public static final long DEFAULT_TIMEOUT_MS = 500;
+    public static final long DEFAULT_TIMEOUT_MS = 2_000;
 
     /** The rank runtime's side. Called on the detector thread; must not block. */
     public interface Owner {
