@@ -39,9 +39,7 @@ raw="$root/bench/results/examples-$(date -u +%Y%m%d-%H%M%S).txt"
 : > "$raw"
 echo "# $(date -u '+%F %T UTC'); np $np; $rounds rounds; $(uptime)" | tee -a "$raw"
 
-median() {
-    sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
+. "$here/lib.sh"
 job() { # job EXAMPLE CONFIG ARGS...: one ftmpirun; appends "EXAMPLE CONFIG <answer> | <report>" to $raw
     local ex=$1 cfg=$2; shift 2
     local out answer report
