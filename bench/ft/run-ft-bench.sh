@@ -2,7 +2,8 @@
 # Fault-tolerance benchmarks of issue 7 (see docs/benchmarks.md, "Fault tolerance"): runs the
 # bench ft-* programs through bin/ftmpirun, interleaved, and prints medians.
 #
-#   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--only overhead,detect,agree,sim]
+#   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--recover-np "4 8 16"]
+#                            [--only overhead,detect,agree,sim,recover]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; a table of medians,
@@ -11,19 +12,24 @@
 #           "every survivor told", ms after the signal.
 # agree:    T jobs per np; medians of each figure (us).
 # sim:      the simulated detector table (bench ft-sim).
+# recover:  T jobs per --recover-np and recovery kind (bench ft-recover, rank 1 SIGKILLed at its
+#           call 300, --recovery-mode auto --opt ft-trace=true): SHRINK, BLANK, REBUILD with a warm
+#           spare (-sp 1), REBUILD by a cold respawn; per job the slowest survivor's "notice to
+#           rebuilt", then the median over the jobs (ms); also the median survivor.
 # Raw RESULT lines go to bench/results/ft-<UTC time>.txt as well.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-rounds=7 trials=7 nps="4 8" only="overhead,detect,agree,sim"
+rounds=7 trials=7 nps="4 8" rnps="4 8 16" only="overhead,detect,agree,sim,recover"
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
         --trials) trials=$2; shift 2 ;;
         --np) nps=$2; shift 2 ;;
+        --recover-np) rnps=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -35,12 +41,7 @@ raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M).txt"
 : > "$raw"
 echo "# $(date -u '+%F %T UTC'); $(uptime)" | tee -a "$raw"
 
-field() { # field KEY < RESULT lines
-    awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
-}
-median() {
-    sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
+. "$here/lib.sh"
 job() { # job TAG ARGS...: runs one ftmpirun, appends its RESULT line tagged
     local tag=$1; shift
     local line
@@ -107,6 +108,36 @@ if [[ ,$only, == *,agree,* ]]; then
         for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us \
                  shrink_failed_us agree_failed_us; do
             printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
+        done
+        echo
+    done
+fi
+
+if [[ ,$only, == *,recover,* ]]; then
+    declare -A kinds=([shrink]="--comm-mode shrink" [blank]="--comm-mode blank"
+        [rebuild-warm]="--comm-mode rebuild -sp 1" [rebuild-cold]="--comm-mode rebuild")
+    for t in $(seq 1 "$trials"); do
+        for np in $rnps; do
+            for k in shrink blank rebuild-warm rebuild-cold; do
+                read -r -a o <<< "${kinds[$k]}"
+                # every survivor's "notice to rebuilt" of this job, one line
+                ms=$("$run" --timeout 600 -np "$np" "${o[@]}" --recovery-mode auto --opt ft-trace=true \
+                        --inject rank=1,at-call=300 bench ft-recover 2>&1 >/dev/null \
+                    | sed -nE 's/.*recovery to generation 1: .*notice to rebuilt ([0-9.]+) ms.*/\1/p' | paste -sd' ' - || true)
+                [ -n "$ms" ] || { echo "run-ft-bench.sh: no ft-trace line from ft-recover np $np $k" >&2; continue; }
+                echo "recover-np$np $k $ms" >> "$raw"
+            done
+        done
+    done
+    echo "## ft-recover: notice to COMM_WORLD rebuilt (ms), $trials jobs each, rank 1 SIGKILLed; median over jobs of the slowest survivor (of the median survivor)"
+    printf '%-5s %-14s %-14s %-14s %-14s\n' np shrink blank rebuild-warm rebuild-cold
+    for np in $rnps; do
+        printf '%-5s' "$np"
+        for k in shrink blank rebuild-warm rebuild-cold; do
+            sel=$(grep "^recover-np$np $k " "$raw" | cut -d' ' -f3- || true)
+            slow=$(while read -r l; do [ -n "$l" ] && tr ' ' '\n' <<< "$l" | sort -g | tail -1; done <<< "$sel" | median)
+            mid=$(while read -r l; do [ -n "$l" ] && tr ' ' '\n' <<< "$l" | median; done <<< "$sel" | median)
+            printf ' %-14s' "$slow ($mid)"
         done
         echo
     done

@@ -40,6 +40,8 @@ final class Job implements Controller.Events {
     private final Process[] procs;
     /** Ranks whose failure the survivors were told of (by exit or by a detector report). */
     private final boolean[] declaredFailed;
+    /** Comm-mode rebuild: the rank is run by a replacement (a new process or a spare). */
+    private final boolean[] replaced;
     /** Whether a failure aborts the job (see {@link #abortsOnFailure}). */
     private final boolean abortOnFailure;
     /** Whether the survivors recover from failures (see {@link #recoversFromFailure}). */
@@ -93,6 +95,7 @@ final class Job implements Controller.Events {
         nextProcId = n + 1L;
         procs = new Process[n];
         declaredFailed = new boolean[n];
+        replaced = new boolean[n];
         abortOnFailure = abortsOnFailure(spec.options());
         recovering = recoversFromFailure(spec.options());
         rebuild = recovering && "rebuild".equals(spec.options().get("comm-mode"));
@@ -399,6 +402,16 @@ final class Job implements Controller.Events {
      * (FT-MPI's second pathological failure, spec 3.1).
      */
     private synchronized void respawn(int rank) {
+        if (replaced[rank] && !controller.isRegistered(rank)) {
+            // a replacement that ends before MPI_Init (its program cannot start, or fails before
+            // MPI_Init) would be followed by another one doing the same, without end
+            String why = "the replacement of rank " + rank + " ended before MPI_Init; another one would fail the same way";
+            console.message(why + "; the job cannot recover (comm-mode rebuild); aborting the job");
+            controller.notifyAbort(1, why);
+            terminate(1);
+            return;
+        }
+        replaced[rank] = true;
         long spare = controller.assignSpare(rank);
         Process p = spare >= 0 ? spares.remove(spare) : null;
         if (p != null) {

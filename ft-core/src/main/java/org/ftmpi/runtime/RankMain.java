@@ -46,6 +46,8 @@ public final class RankMain {
         if ("1".equals(System.getenv(RuntimeEnv.SPARE))) { // ftmpirun -sp: wait to take over a rank
             Spare.warmUp(Thread.currentThread().getContextClassLoader());
             RankRuntimes.assign(Spare.awaitAssignment(System.getenv(), SecretLine.processSecret()));
+        } else if (WarmUp.wanted(RuntimeEnv.decodeOptions(System.getenv(RuntimeEnv.OPTIONS)))) {
+            WarmUp.inBackground(); // a recovering job: its first recovery should not run cold code
         }
         try {
             main.setAccessible(true);

@@ -50,7 +50,7 @@ final class Spare {
         return -1;
     }
 
-    /** Loads (and initializes) the classes a rank needs at once, so that a takeover starts warm. */
+    /** Loads the rank classes, then runs {@link WarmUp#run} in full before the spare reports ready. */
     static void warmUp(ClassLoader loader) {
         for (String c : new String[] {"mpi.MPI", "mpi.Intracomm", "org.ftmpi.p2p.Engine",
                 "org.ftmpi.runtime.ControlClient", "org.ftmpi.transport.tcp.TcpTransport"}) {
@@ -60,5 +60,6 @@ final class Spare {
                 // not on this class path: loaded on demand
             }
         }
+        WarmUp.run(WarmUp.SPARE_ROUNDS, true);
     }
 }

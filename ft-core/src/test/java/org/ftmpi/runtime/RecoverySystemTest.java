@@ -182,6 +182,17 @@ class RecoverySystemTest {
     }
 
     @Test
+    void aReplacementThatEndsBeforeMpiInitIsNotReplacedAgain() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto"), "crashing-replacement", "1"));
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        assertEquals(1, r.err().lines().filter(l -> l.contains("started a replacement for rank 1")).count(), r.err());
+        assertTrue(r.err().contains("the replacement of rank 1 ended before MPI_Init; another one would fail the same"
+                + " way; the job cannot recover (comm-mode rebuild); aborting the job"), r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    @Test
     void unusedWarmSparesEndWithTheJob() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.cmd(List.of("-np", "2", "-sp", "2",
                 "--comm-mode", "rebuild"), "hello"));

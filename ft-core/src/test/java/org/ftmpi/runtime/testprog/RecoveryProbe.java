@@ -26,7 +26,9 @@ import mpi.Status;
  * <li>{@code two VICTIM VICTIM2}: both die at once (recovery auto);</li>
  * <li>{@code during VICTIM VICTIM2}: VICTIM dies; VICTIM2 dies in its recovery listener, that is
  *     inside the recovery (recovery auto);</li>
- * <li>{@code all}: every rank kills itself.</li>
+ * <li>{@code all}: every rank kills itself;</li>
+ * <li>{@code crashing-replacement VICTIM}: as {@code rebuild}, but every replacement exits 1
+ *     before {@code MPI.Init}.</li>
  * </ul>
  * Output lines start with {@code rank R} (the rank in the original COMM_WORLD).
  */
@@ -37,6 +39,10 @@ public final class RecoveryProbe {
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
+        if (mode.equals("crashing-replacement")) { // rebuild, but every replacement exits 1 before MPI_Init
+            if (System.getenv().getOrDefault("FTMPI_OPTIONS", "").contains("restarted=true")) System.exit(1);
+            mode = "rebuild";
+        }
         MPI.Init(args);
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
