@@ -369,7 +369,9 @@ class UlfmTest {
         java.util.Random rnd = new java.util.Random(seed);
         int iters = 120;
         int[] victims = {0, 1 + rnd.nextInt(n - 1)};
-        int[] killAt = {rnd.nextInt(iters / 2), rnd.nextInt(iters / 2)};
+        // from instance 1 on: every rank has left the barrier once instance 0 decided (a victim
+        // killed at 0 could die while others still wait in the barrier for its message)
+        int[] killAt = {1 + rnd.nextInt(iters / 2 - 1), 1 + rnd.nextInt(iters / 2 - 1)};
         // per instance: the outcome each rank saw (value, or ~value when the call raised), and shrink groups
         var outcomes = new java.util.concurrent.ConcurrentHashMap<Integer, java.util.Map<Integer, Integer>>();
         var groups = new java.util.concurrent.ConcurrentHashMap<Integer, java.util.Set<String>>();
