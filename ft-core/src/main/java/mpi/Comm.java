@@ -136,6 +136,28 @@ public class Comm implements Freeable, Cloneable {
         return errhandler;
     }
 
+    /**
+     * MPI_COMM_CALL_ERRHANDLER: invokes this communicator's error handler with {@code errorCode}
+     * (an error class or code, predefined or added with {@link MPI#addErrorCode}). Under
+     * {@link MPI#ERRORS_ARE_FATAL} the job aborts with that code; under {@link MPI#ERRORS_RETURN}
+     * the call returns normally, as MPI_Comm_call_errhandler returns MPI_SUCCESS once the
+     * handler has returned.
+     */
+    public final void callErrhandler(int errorCode) throws MPIException {
+        check("callErrhandler");
+        int errorClass;
+        String text;
+        try {
+            errorClass = ErrorCodes.classOf(errorCode);
+            text = ErrorCodes.string(errorCode);
+        } catch (MPIException e) {
+            throw raise(MPI.ERR_ARG, "callErrhandler: errorCode " + errorCode + " is not an error class or code"
+                    + " (predefined, or added with MPI.addErrorClass/addErrorCode)");
+        }
+        handle(new MPIException(errorCode, errorClass, "callErrhandler: error code " + errorCode
+                + (text.isEmpty() ? "" : " (" + text + ")") + " passed to the error handler of " + name));
+    }
+
     /** MPI_ABORT: ends every process of the job with {@code errorcode}. */
     public final void abort(int errorcode) throws MPIException {
         check("abort");
@@ -669,7 +691,7 @@ public class Comm implements Freeable, Cloneable {
     final void intraOnly(String op) throws MPIException {
         if (this instanceof Intercomm) {
             throw raise(MPI.ERR_COMM, op + ": not available on the intercommunicator " + name
-                    + " (MPI_IN_PLACE forms, iDup and ULFM agreement/shrink are intracommunicator-only here;"
+                    + " (MPI_IN_PLACE forms and ULFM agreement/shrink are intracommunicator-only here;"
                     + " see docs/api-coverage.md)");
         }
     }
