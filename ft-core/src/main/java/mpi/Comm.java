@@ -225,7 +225,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = region(buf, count, type, op, false);
+        Buffers.Region g = region(buf, count, type, op, Buffers.STREAM_SEND);
         org.ftmpi.p2p.Request r = startSend(g, dest, tag, mode);
         engine.await(r);
         report(r, op);
@@ -236,7 +236,7 @@ public class Comm implements Freeable, Cloneable {
         check("recv");
         checkSource("recv", source);
         checkRecvTag("recv", tag);
-        Buffers.Region g = region(buf, count, type, "recv", true);
+        Buffers.Region g = region(buf, count, type, "recv", Buffers.STREAM_RECV);
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
         if (source == MPI.ANY_SOURCE && anySourceRule) awaitAnySource(r, "recv", true);
@@ -253,8 +253,8 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("sendRecv", sendtag);
         checkSource("sendRecv", source);
         checkRecvTag("sendRecv", recvtag);
-        Buffers.Region s = region(sendbuf, sendcount, sendtype, "sendRecv", false);
-        Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", true);
+        Buffers.Region s = region(sendbuf, sendcount, sendtype, "sendRecv", Buffers.STREAM_SEND);
+        Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", Buffers.STREAM_RECV);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
         engine.await(sr);
@@ -330,7 +330,7 @@ public class Comm implements Freeable, Cloneable {
         check("iRecv");
         checkSource("iRecv", source);
         checkRecvTag("iRecv", tag);
-        Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.RECV);
+        Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.STREAM_RECV);
         Request q = new Request(startRecv(g, source, tag), this, g);
         q.anySource = source == MPI.ANY_SOURCE;
         return q;
@@ -341,7 +341,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = direct(buf, count, type, op);
+        Buffers.Region g = direct(buf, count, type, op, Buffers.STREAM_SEND);
         return new Request(startSend(g, dest, tag, mode), this, null);
     }
 
@@ -381,7 +381,7 @@ public class Comm implements Freeable, Cloneable {
         check("recvInit");
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
-        Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.RECV);
+        Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.STREAM_RECV);
         Prequest p = new Prequest(this, g, () -> {
             check("start");
             return startRecv(g, source, tag);
@@ -395,7 +395,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = direct(buf, count, type, op);
+        Buffers.Region g = direct(buf, count, type, op, Buffers.STREAM_SEND);
         return new Prequest(this, null, () -> {
             check("start");
             g.refill();
@@ -1972,12 +1972,15 @@ public class Comm implements Freeable, Cloneable {
     }
 
     org.ftmpi.p2p.Request startSend(Buffers.Region g, int dest, int tag, int mode) {
-        return engine.send(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
-                g.seg, g.off, g.bytes, mode);
+        int w = dest >= 0 ? peers[dest] : -1;
+        if (g.streamed) return engine.sendPacked(context, epoch, rank, dest, w, tag, g.payload(false), g.bytes, mode);
+        return engine.send(context, epoch, rank, dest, w, tag, g.seg, g.off, g.bytes, mode);
     }
 
     org.ftmpi.p2p.Request startRecv(Buffers.Region g, int source, int tag) {
-        return engine.receive(context, epoch, source, source >= 0 ? peers[source] : -1, tag, g.seg, g.off, g.bytes);
+        int w = source >= 0 ? peers[source] : -1;
+        if (g.streamed) return engine.receivePacked(context, epoch, source, w, tag, g.payload(true), g.bytes);
+        return engine.receive(context, epoch, source, w, tag, g.seg, g.off, g.bytes);
     }
 
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */

@@ -28,6 +28,8 @@ public final class Request {
     // user memory
     MemorySegment memory;
     long offset;
+    /** The message data when it is not contiguous memory ({@link #memory} is then unused). */
+    PackedPayload packed;
     long capacity;     // SEND: message length; RECV: buffer capacity
 
     int mode;
@@ -94,6 +96,7 @@ public final class Request {
 
     private void finish() {
         memory = null;
+        packed = null;
         complete = true;
         engine.outstanding--;
         if (onComplete != null) onComplete.run();
