@@ -4,7 +4,8 @@ import mpi.*;
 /**
  * A program written for Open MPI's Java bindings that uses the less common calls:
  * Intracomm.createGroup (only the even ranks take part), Intercomm.iDup, DoubleComplex views of a
- * DOUBLE_COMPLEX reduction, Status.setElementsX with Count, and Comm.callErrhandler. It ends by
+ * DOUBLE_COMPLEX reduction, Status.setElementsX with Count, a large strided vector, and
+ * Comm.callErrhandler. It ends by
  * calling the error handler under MPI.ERRORS_ARE_FATAL, which aborts the job (as intended).
  *   bin/mpijavac CommExtras.java && bin/ftmpirun -np 4 java CommExtras
  */
@@ -59,6 +60,24 @@ public class CommExtras {
         Status st = MPI.COMM_WORLD.sendRecv(new int[] {rank}, 1, MPI.INT, rank, 1, new int[1], 1, MPI.INT, rank, 1);
         st.setElementsX(MPI.INT, new Count(5_000_000_000L));
         if (st.getElementsX(MPI.INT).getCount() != 5_000_000_000L || st.getElements(MPI.INT) != MPI.UNDEFINED) errors++;
+
+        // a large strided vector (every other double, 2.4 MB packed) between ranks 0 and 1: the
+        // engine packs and unpacks it a fragment at a time over the real transport
+        int n = 300_000;
+        Datatype every2nd = Datatype.createVector(n, 1, 2, MPI.DOUBLE);
+        every2nd.commit();
+        if (rank < 2) {
+            double[] mineV = new double[2 * n], theirs = new double[2 * n];
+            for (int i = 0; i < mineV.length; i++) mineV[i] = rank * 1e7 + i;
+            MPI.COMM_WORLD.sendRecv(mineV, 1, every2nd, 1 - rank, 7, theirs, 1, every2nd, 1 - rank, 7);
+            for (int i = 0; i < n; i++) {
+                if (theirs[2 * i] != (1 - rank) * 1e7 + 2 * i || theirs[2 * i + 1] != 0) {
+                    errors++;
+                    break;
+                }
+            }
+        }
+        every2nd.free();
 
         // the error handler under ERRORS_RETURN returns
         MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
