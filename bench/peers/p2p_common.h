@@ -44,6 +44,7 @@ struct p2p_options {
     int iterations; /* -1: OSU default per size */
     int warmup;     /* -1: OSU default per size */
     int window;
+    int median;             /* latency: report the median one-way time instead of the mean */
 };
 
 static inline const char *p2p_title(enum p2p_kind k)
@@ -91,9 +92,12 @@ static inline void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
             "  -i ITER       timed iterations for every size (default: OSU's per-size default)\n"
             "  -x WARMUP     warm-up iterations for every size (default: OSU's per-size default)\n"
             "%s",
-            prog, p2p_uses_window(k) ? " [-W WINDOW]" : "", k == P2P_ALLREDUCE ? 4 : k == P2P_LATENCY || k == P2P_BARRIER ? 0 : 1,
+            prog, p2p_uses_window(k) ? " [-W WINDOW]" : k == P2P_LATENCY ? " [--median]" : "",
+            k == P2P_ALLREDUCE ? 4 : k == P2P_LATENCY || k == P2P_BARRIER ? 0 : 1,
             k == P2P_BARRIER ? 0 : p2p_pair_only(k) ? P2P_DEFAULT_MAX_SIZE : P2P_DEFAULT_MAX_COLLECTIVE_SIZE,
-            p2p_uses_window(k) ? "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n" : "");
+            p2p_uses_window(k) ? "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n"
+            : k == P2P_LATENCY ? "  --median      time each round trip alone and report the median one-way time\n"
+                                 "                (robust on a shared host) instead of the mean\n" : "");
 }
 
 /* Returns 0 on success and stores the value, -1 on error. */
@@ -127,12 +131,17 @@ static inline int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank,
     o->iterations = -1;
     o->warmup = -1;
     o->window = P2P_DEFAULT_WINDOW;
+    o->median = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             if (rank == 0) p2p_usage(stdout, argv[0], kind);
             return 1;
+        }
+        if (kind == P2P_LATENCY && !strcmp(a, "--median")) {
+            o->median = 1;
+            continue;
         }
         if (i + 1 >= argc || (strcmp(a, "-m") && strcmp(a, "-i") && strcmp(a, "-x") &&
                               (!p2p_uses_window(kind) || strcmp(a, "-W")))) {
@@ -247,10 +256,23 @@ static inline int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct 
             printf("# Buffer: page-aligned malloc, each call timed alone, average over %d ranks\n", size);
         printf("# Host: %s\n", host);
         printf("%-*s%*s\n", P2P_SIZE_WIDTH, "# Size", P2P_FIELD_WIDTH,
-               kind == P2P_LATENCY ? "Latency (us)" : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
+               kind == P2P_LATENCY ? (o->median ? "Median latency (us)" : "Latency (us)") : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
         fflush(stdout);
     }
     return 0;
+}
+
+static inline int p2p_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n > 0 values (sorts them): the mean of the two middle ones for even n. */
+static inline double p2p_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, p2p_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 static inline void p2p_row(long size, double value)

@@ -147,10 +147,15 @@ final class Buffers {
             throw MPIException.of(MPI.ERR_BUFFER, op + ": buf is null but count is " + count);
         }
         if (buf instanceof Buffer b) {
-            return bufferRegion(b, bytes, op);
+            Region cached = cachedRegion(b, -1, bytes);
+            return cached != null ? cached : remember(b, bufferRegion(b, bytes, op));
         }
         checkArray(buf, type, op);
         int elem = elementBytes(arrayKind(buf));
+        if (!(buf instanceof boolean[])) {
+            Region cached = cachedRegion(buf, (long) elementOffset * elem, bytes);
+            if (cached != null) return cached;
+        }
         long length = java.lang.reflect.Array.getLength(buf);
         long start = (long) elementOffset * elem;
         if (elementOffset < 0 || start + bytes > length * elem) {
@@ -163,7 +168,40 @@ final class Buffers {
             for (int i = 0; i < staging.length; i++) staging[i] = (byte) (z[elementOffset + i] ? 1 : 0);
             return new Region(MemorySegment.ofArray(staging), 0, bytes, mode != SEND ? z : null, elementOffset);
         }
-        return new Region(arraySegment(buf), start, bytes, null, 0);
+        return remember(buf, new Region(arraySegment(buf), start, bytes, null, 0));
+    }
+
+    /**
+     * Regions of plain buffers (predefined types; not {@code boolean[]}, whose bytes are staged)
+     * by the identity of the user's array or buffer: a program that sends from and receives into
+     * the same few buffers (a solver's halo buffers, a benchmark loop) gets its region without
+     * allocating a segment view, a buffer duplicate and a region per call. A plain region is
+     * immutable and a buffer's memory never moves, so an entry stays valid for as long as it is
+     * cached; bounds were checked when it was made (an array's length and a buffer's capacity
+     * are fixed). Direct-mapped by identity hash; racy by design: entries are immutable records,
+     * and a lost update costs one more allocation. It keeps at most {@link #CACHED} user buffers
+     * reachable until another buffer takes their slot.
+     */
+    private static final int CACHED = 16;
+    private static final PlainRegion[] REGIONS = new PlainRegion[CACHED];
+
+    private record PlainRegion(Object owner, Region region) {}
+
+    /** The cached region of {@code owner} at byte {@code start} ({@code -1}: a buffer's own start). */
+    private static Region cachedRegion(Object owner, long start, long bytes) {
+        PlainRegion c = REGIONS[System.identityHashCode(owner) & (CACHED - 1)];
+        return c != null && c.owner == owner && c.region.bytes == bytes && (start < 0 || c.region.off == start)
+                ? c.region : null;
+    }
+
+    private static Region remember(Object owner, Region r) {
+        REGIONS[System.identityHashCode(owner) & (CACHED - 1)] = new PlainRegion(owner, r);
+        return r;
+    }
+
+    /** Forgets every cached region (MPI.Finalize), so that no user buffer stays reachable from here. */
+    static void forgetRegions() {
+        java.util.Arrays.fill(REGIONS, null);
     }
 
     /** Region of a direct buffer for the non-blocking calls, which take only direct buffers. */

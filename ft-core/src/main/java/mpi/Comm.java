@@ -226,7 +226,9 @@ public class Comm implements Freeable, Cloneable {
         checkDest(op, dest);
         checkSendTag(op, tag);
         Buffers.Region g = region(buf, count, type, op, Buffers.STREAM_SEND);
-        org.ftmpi.p2p.Request r = startSend(g, dest, tag, mode);
+        org.ftmpi.p2p.Request r = g.streamed ? startSend(g, dest, tag, mode)
+                : engine.sendAndForget(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
+                        g.seg, g.off, g.bytes, mode);
         engine.await(r);
         report(r, op);
     }
@@ -630,7 +632,7 @@ public class Comm implements Freeable, Cloneable {
 
         @Override
         public org.ftmpi.p2p.Request send(int dest, int tag, MemorySegment data) {
-            return engine.send(context + 1, epoch, rank, dest, world[dest], tag, data, 0, data.byteSize(),
+            return engine.sendAndForget(context + 1, epoch, rank, dest, world[dest], tag, data, 0, data.byteSize(),
                     org.ftmpi.p2p.Request.STANDARD);
         }
 

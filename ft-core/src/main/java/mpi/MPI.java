@@ -250,6 +250,7 @@ public final class MPI {
                 finalized = true;
                 COMM_WORLD.engine = null;
                 COMM_SELF.engine = null;
+                Buffers.forgetRegions();
             }
         }
     }

@@ -25,8 +25,11 @@ public final class OsuTable {
 
     /** Column header line, e.g. {@code # Size          Latency (us)}. */
     public static String columnLine(P2PBenchmark benchmark) {
-        return String.format(Locale.ROOT, "%-" + SIZE_WIDTH + "s%" + FIELD_WIDTH + "s", "# Size",
-                benchmark.valueHeader());
+        return columnLine(benchmark.valueHeader());
+    }
+
+    private static String columnLine(String valueHeader) {
+        return String.format(Locale.ROOT, "%-" + SIZE_WIDTH + "s%" + FIELD_WIDTH + "s", "# Size", valueHeader);
     }
 
     /** The complete header: title, description comments, column header; lines end with '\n'. */
@@ -49,7 +52,7 @@ public final class OsuTable {
         if (processorName != null && !processorName.isEmpty()) {
             sb.append("# Host: ").append(processorName).append('\n');
         }
-        sb.append(columnLine(b)).append('\n');
+        sb.append(options.median() ? columnLine("Median latency (us)") : columnLine(b)).append('\n');
         return sb.toString();
     }
 
@@ -61,6 +64,18 @@ public final class OsuTable {
     /** One-way latency in microseconds of a ping-pong: elapsed / (2 * iterations). */
     public static double latencyMicros(double elapsedSeconds, int iterations) {
         return elapsedSeconds * 1e6 / (2.0 * iterations);
+    }
+
+    /**
+     * The median one-way latency in microseconds of round trips timed one by one (nanoseconds;
+     * sorted in place): half the median round trip, the mean of the two middle ones for an even
+     * count, as the C peers' {@code --median}.
+     */
+    public static double medianOneWayMicros(long[] roundTripNanos) {
+        java.util.Arrays.sort(roundTripNanos);
+        int n = roundTripNanos.length;
+        double mid = n % 2 == 1 ? roundTripNanos[n / 2] : (roundTripNanos[n / 2 - 1] + roundTripNanos[n / 2]) / 2.0;
+        return mid / 2e3;
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.Locale;
  *
  * <pre>
  * bench (latency|bandwidth|bw|bibw) [-m [MIN:]MAX] [-i ITER] [-x WARMUP] [-W WINDOW] [--buffer direct|array]
+ *       [--median]
  * </pre>
  *
  * <p>{@code -i} and {@code -x} override the OSU defaults for every message size (small and large);
@@ -22,9 +23,12 @@ import java.util.Locale;
  * @param warmup     untimed warm-up iterations for every size, or -1 for OSU's per-size default
  * @param window     number of outstanding non-blocking operations per iteration (bandwidth tests)
  * @param buffer     buffer kind
+ * @param median     latency: time each round trip alone and report the median one-way time
+ *                   instead of the mean (robust on a shared or noisy host; the C peers take the
+ *                   same option)
  */
 public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int iterations, int warmup,
-                         int window, BufferKind buffer) {
+                         int window, BufferKind buffer, boolean median) {
 
     /** Upper bound on {@code -W}: the number of requests in flight per direction. */
     public static final int MAX_WINDOW = 1 << 16;
@@ -50,6 +54,9 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         if (window < 1 || window > MAX_WINDOW) {
             throw new IllegalArgumentException("window must be in 1.." + MAX_WINDOW + ", got " + window);
         }
+        if (median && benchmark != P2PBenchmark.LATENCY) {
+            throw new IllegalArgumentException("--median is only supported by 'latency'");
+        }
         if (buffer == BufferKind.ARRAY && benchmark.usesWindow()) {
             throw new IllegalArgumentException("--buffer array is only supported by 'latency': "
                     + benchmark.cliName() + " uses iSend/iRecv, which require direct buffers");
@@ -59,7 +66,7 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
     /** Default options for {@code benchmark}: OSU's sizes, iterations, warm-up and window. */
     public static P2POptions defaults(P2PBenchmark benchmark) {
         return new P2POptions(benchmark, benchmark.defaultMinSize(), benchmark.defaultMaxSize(), -1, -1,
-                P2PBenchmark.DEFAULT_WINDOW, BufferKind.DIRECT);
+                P2PBenchmark.DEFAULT_WINDOW, BufferKind.DIRECT, false);
     }
 
     /**
@@ -78,6 +85,7 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         int warmup = -1;
         int window = P2PBenchmark.DEFAULT_WINDOW;
         BufferKind buffer = BufferKind.DIRECT;
+        boolean median = false;
         for (int i = 1; i < args.length; i++) {
             String opt = args[i];
             String inlineValue = null;
@@ -121,6 +129,7 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
                                 "--buffer: expected 'direct' or 'array', got '" + v + "'");
                     };
                 }
+                case "--median" -> median = true;
                 default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
             }
         }
@@ -130,7 +139,7 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         if (benchmark == P2PBenchmark.ALLREDUCE && min < 4) {
             throw new IllegalArgumentException("-m: allreduce reduces floats: MIN must be at least 4, got " + min);
         }
-        return new P2POptions(benchmark, min, max, iterations, warmup, window, buffer);
+        return new P2POptions(benchmark, min, max, iterations, warmup, window, buffer, median);
     }
 
     /**
@@ -192,6 +201,9 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
                   --buffer direct|array
                                    direct: MPI.newByteBuffer (default); array: byte[] with
                                    blocking send/recv (latency), float[] (allreduce)
+                  --median         latency: time each round trip alone and report the median
+                                   one-way time instead of the mean (robust when the host is
+                                   shared or noisy; the C peers in bench/peers take it too)
                   -h, --help       print this help
                 """;
     }

@@ -67,7 +67,8 @@ final class P2PRunner {
         int min = Math.max(measured.minSize(), lo);
         int max = Math.min(measured.maxSize(), hi);
         if (min > max) return;
-        options = new P2POptions(measured.benchmark(), min, max, iterations, 0, measured.window(), measured.buffer());
+        options = new P2POptions(measured.benchmark(), min, max, iterations, 0, measured.window(), measured.buffer(),
+                measured.median());
         dispatch();
     }
 
@@ -112,7 +113,16 @@ final class P2PRunner {
             int skip = options.warmupFor(size);
             comm.barrier();
             double start = 0;
-            if (rank == 0) {
+            if (rank == 0 && options.median()) {
+                long[] rtt = new long[iters];
+                for (int i = 0; i < iters + skip; i++) {
+                    long t0 = System.nanoTime();
+                    comm.send(sbuf, size, MPI.BYTE, peer, TAG_DATA);
+                    comm.recv(rbuf, size, MPI.BYTE, peer, TAG_DATA);
+                    if (i >= skip) rtt[i - skip] = System.nanoTime() - t0;
+                }
+                report(size, OsuTable.medianOneWayMicros(rtt));
+            } else if (rank == 0) {
                 for (int i = 0; i < iters + skip; i++) {
                     if (i == skip) {
                         start = MPI.wtime();

@@ -26,6 +26,18 @@ class P2POptionsTest {
     }
 
     @Test
+    void medianIsALatencyOptionAndTakesTheMiddleRoundTrip() {
+        assertFalse(P2POptions.parse("latency").median());
+        assertTrue(P2POptions.parse("latency", "--median").median());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("bw", "--median"));
+        assertTrue(e.getMessage().contains("--median"), e.getMessage());
+        // one-way = half the median round trip, in microseconds; even counts average the middle two
+        assertEquals(4.5, OsuTable.medianOneWayMicros(new long[] {9000, 3000, 1_000_000}), 1e-9);
+        assertEquals(2.0, OsuTable.medianOneWayMicros(new long[] {5000, 3000, 1_000_000, 1000}), 1e-9);
+        assertTrue(OsuTable.header(P2POptions.parse("latency", "--median"), "h").contains("Median latency (us)"));
+    }
+
+    @Test
     void bandwidthDefaultsFollowOsu() {
         P2POptions o = P2POptions.parse("bw");
         assertEquals(P2PBenchmark.BANDWIDTH, o.benchmark());

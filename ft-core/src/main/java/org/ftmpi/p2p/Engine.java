@@ -60,6 +60,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     static {
         try {
             USER_STEPS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Engine.class, "userSteps", int.class);
+            OUTSTANDING = java.lang.invoke.MethodHandles.lookup().findVarHandle(Engine.class, "outstanding", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -82,7 +83,17 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final ArrayList<Request> pumping = new ArrayList<>();
     private final MemorySegment header = Arena.ofAuto().allocate(FrameHeader.BYTES, 8);
     private long nextId = 1;
-    volatile int outstanding;
+    /**
+     * Requests not yet complete. Written under the progress lock; the progress agent reads it
+     * without the lock (opaque) as a hint, so it is not volatile: no fence per request.
+     */
+    int outstanding;
+    private static final java.lang.invoke.VarHandle OUTSTANDING;
+
+    /** A request completed (caller holds the progress lock). */
+    void requestDone() {
+        OUTSTANDING.setOpaque(this, outstanding - 1);
+    }
     private volatile String abortReason;
     private final Thread agent;
     private volatile boolean closed;
@@ -187,7 +198,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Request send(int context, int epoch, int myRank, int dest, int destWorld, int tag,
                         MemorySegment memory, long offset, long length, int mode) {
-        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, null, length, mode);
+        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, null, length, mode, false);
     }
 
     /**
@@ -197,15 +208,39 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Request sendPacked(int context, int epoch, int myRank, int dest, int destWorld, int tag,
                               PackedPayload packed, long length, int mode) {
-        return send(context, epoch, myRank, dest, destWorld, tag, null, 0, packed, length, mode);
+        return send(context, epoch, myRank, dest, destWorld, tag, null, 0, packed, length, mode, false);
     }
 
+    /**
+     * {@link #send} for a caller that only waits for the request and reads its error (a blocking
+     * send, a collective's internal send): an eager send that completes at once returns
+     * {@link #SENT}, shared and already complete, instead of a new request, so the common small
+     * message allocates nothing here.
+     */
+    public Request sendAndForget(int context, int epoch, int myRank, int dest, int destWorld, int tag,
+                                 MemorySegment memory, long offset, long length, int mode) {
+        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, null, length, mode, true);
+    }
+
+    /** The completed, successful send that {@link #sendAndForget} returns; never changes. */
+    private final Request SENT = Request.completedSend(this);
+
     private Request send(int context, int epoch, int myRank, int dest, int destWorld, int tag,
-                         MemorySegment memory, long offset, PackedPayload packed, long length, int mode) {
-        Request r;
+                         MemorySegment memory, long offset, PackedPayload packed, long length, int mode,
+                         boolean forget) {
         lock.lock();
         try {
-            r = newRequest(Request.Kind.SEND);
+            if (forget && dest >= 0 && length <= eagerLimit[destWorld] && mode != Request.SYNC && !peerFailed[destWorld]
+                    && abortReason == null && !ftmpiActive && ftEvents == 0) {
+                try {
+                    writeFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, 0, length,
+                            memory, offset, (int) length);
+                    return SENT;
+                } catch (IOException e) {
+                    peerLost(destWorld, e.getMessage()); // and fall through: the request reports it
+                }
+            }
+            Request r = newRequest(Request.Kind.SEND);
             r.context = context;
             r.peer = dest;
             r.peerWorld = destWorld;
@@ -248,10 +283,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             } catch (IOException e) {
                 peerLost(destWorld, e.getMessage());
             }
+            return r;
         } finally {
             lock.unlock();
         }
-        return r;
     }
 
     /** A request that is already complete with success (buffered sends, null operations). */
@@ -462,7 +497,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /** Idle polls spent spinning, then yielding, before a waiting thread starts to park. */
-    private static final int IDLE_SPIN = 2_000, IDLE_YIELD = 20_000;
+    private static final int IDLE_SPIN = 256, IDLE_YIELD = 20_000;
 
     /**
      * Where this engine's waiters start: at 0 (spin first) when this host has a core for each
@@ -548,11 +583,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         int seen = (int) USER_STEPS.getOpaque(this);
         boolean active = false;
         while (!closed) {
-            LockSupport.parkNanos(outstanding == 0 ? 5_000_000 : active ? 2_000_000 : AGENT_PERIOD_NS);
+            int pending = (int) OUTSTANDING.getOpaque(this);
+            LockSupport.parkNanos(pending == 0 ? 5_000_000 : active ? 2_000_000 : AGENT_PERIOD_NS);
             int now = (int) USER_STEPS.getOpaque(this);
             active = now != seen;
             seen = now;
-            if (outstanding > 0 && !active && lock.tryLock()) {
+            if (pending > 0 && !active && lock.tryLock()) {
                 try {
                     steps++;
                     step();
@@ -1399,7 +1435,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     // ------------------------------------------------------------------ misc
 
     private Request newRequest(Request.Kind kind) {
-        outstanding++;
+        OUTSTANDING.setOpaque(this, outstanding + 1);
         return new Request(this, kind, nextId++);
     }
 

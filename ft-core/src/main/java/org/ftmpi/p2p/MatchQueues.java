@@ -1,8 +1,6 @@
 package org.ftmpi.p2p;
 
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedList;
 
 /**
  * Posted receives and unexpected messages of one context id, both in arrival order, so that
@@ -11,11 +9,11 @@ import java.util.LinkedList;
  * <p><b>Note:</b> guarded by the engine's progress lock.
  */
 final class MatchQueues {
-    final LinkedList<Request> posted = new LinkedList<>();
-    final LinkedList<Unexpected> unexpected = new LinkedList<>();
+    final MatchList<Request> posted = new MatchList<>();
+    final MatchList<Unexpected> unexpected = new MatchList<>();
 
     /** A message that arrived before its receive was posted. */
-    static final class Unexpected {
+    static final class Unexpected extends MatchList.Link {
         byte type;          // FrameHeader.EAGER, EAGER_SYNC or RTS
         int source;         // comm rank
         int sourceWorld;
@@ -42,10 +40,9 @@ final class MatchQueues {
     }
 
     Request takePosted(int source, int tag, int epoch) {
-        for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
-            Request r = it.next();
+        for (Request r = posted.first(); r != null; r = posted.next(r)) {
             if (matches(r, source, tag, epoch)) {
-                it.remove();
+                posted.remove(r);
                 return r;
             }
         }
@@ -53,10 +50,9 @@ final class MatchQueues {
     }
 
     Unexpected findUnexpected(int source, int tag, int epoch, boolean remove) {
-        for (Iterator<Unexpected> it = unexpected.iterator(); it.hasNext(); ) {
-            Unexpected u = it.next();
+        for (Unexpected u = unexpected.first(); u != null; u = unexpected.next(u)) {
             if (matches(source, tag, epoch, u)) {
-                if (remove) it.remove();
+                if (remove) unexpected.remove(u);
                 return u;
             }
         }
@@ -66,12 +62,13 @@ final class MatchQueues {
     /** Removes and returns every posted receive that waits for {@code sourceWorld}. */
     ArrayList<Request> removePostedFrom(int sourceWorld) {
         ArrayList<Request> out = new ArrayList<>();
-        for (Iterator<Request> it = posted.iterator(); it.hasNext(); ) {
-            Request r = it.next();
+        for (Request r = posted.first(); r != null; ) {
+            Request n = posted.next(r);
             if (r.peerWorld == sourceWorld) {
-                it.remove();
+                posted.remove(r);
                 out.add(r);
             }
+            r = n;
         }
         return out;
     }

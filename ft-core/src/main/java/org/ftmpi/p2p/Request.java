@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * progress lock; {@link #complete} is the publishing write (volatile), after which the status
  * fields are stable and any thread may read them.
  */
-public final class Request {
+public final class Request extends MatchList.Link {
     /** COLL: a non-blocking collective, completed by its schedule ({@link Engine#externalRequest}). */
     public enum Kind { SEND, RECV, COLL }
 
@@ -53,10 +53,27 @@ public final class Request {
     String errorMessage;
     int failedRank = -1;
 
+    private static final java.lang.invoke.VarHandle COMPLETE;
+    static {
+        try {
+            COMPLETE = java.lang.invoke.MethodHandles.lookup().findVarHandle(Request.class, "complete", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     Request(Engine engine, Kind kind, long id) {
         this.engine = engine;
         this.kind = kind;
         this.id = id;
+    }
+
+    /** A send that is complete with success and never changes (see {@link Engine#sendAndForget}). */
+    static Request completedSend(Engine engine) {
+        Request r = new Request(engine, Kind.SEND, -1);
+        r.peer = Engine.PROC_NULL;
+        r.complete = true;
+        return r;
     }
 
     public Kind kind() { return kind; }
@@ -97,8 +114,8 @@ public final class Request {
     private void finish() {
         memory = null;
         packed = null;
-        complete = true;
-        engine.outstanding--;
+        COMPLETE.setRelease(this, true); // publishes the status; no full fence on the message path
+        engine.requestDone();
         if (onComplete != null) onComplete.run();
     }
 

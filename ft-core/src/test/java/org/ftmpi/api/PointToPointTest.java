@@ -68,6 +68,37 @@ class PointToPointTest {
         });
     }
 
+    /** The same buffers, reused with changing counts and types, as a solver loop does (regions are cached). */
+    @Test
+    void reusedBuffersCarryEachCallsCountAndKeepTheirTypeChecks() throws Exception {
+        LocalJob.run(2, world -> {
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            int peer = 1 - world.getRank();
+            int[] a = new int[64];
+            ByteBuffer d = MPI.newByteBuffer(256);
+            for (int n = 1; n <= 64; n *= 2) {
+                if (world.getRank() == 0) {
+                    Arrays.fill(a, n);
+                    world.send(a, n, MPI.INT, peer, n);
+                    for (int i = 0; i < 4 * n; i++) d.put(i, (byte) (n + i));
+                    world.send(d, 4 * n, MPI.BYTE, peer, n);
+                } else {
+                    Arrays.fill(a, -1);
+                    Status s = world.recv(a, 64, MPI.INT, peer, n);
+                    assertEquals(n, s.getCount(MPI.INT));
+                    for (int i = 0; i < 64; i++) assertEquals(i < n ? n : -1, a[i], "element " + i);
+                    Status t = world.recv(d, 4 * n, MPI.BYTE, peer, n);
+                    assertEquals(4 * n, t.getCount(MPI.BYTE));
+                    for (int i = 0; i < 4 * n; i++) assertEquals((byte) (n + i), d.get(i));
+                }
+            }
+            MPIException e = assertThrows(MPIException.class, () -> world.send(a, 1, MPI.FLOAT, peer, 1));
+            assertEquals(MPI.ERR_TYPE, e.getErrorClass());
+            MPIException big = assertThrows(MPIException.class, () -> world.send(a, 65, MPI.INT, peer, 1));
+            assertEquals(MPI.ERR_BUFFER, big.getErrorClass());
+        });
+    }
+
     @Test
     void everyPrimitiveArrayTypeRoundTrips() throws Exception {
         LocalJob.run(2, world -> {

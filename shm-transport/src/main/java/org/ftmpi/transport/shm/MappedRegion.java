@@ -48,9 +48,12 @@ final class MappedRegion implements AutoCloseable {
         try {
             int rc = Posix.fallocate(path, size);
             if (rc != 0) {
-                throw new IOException("cannot reserve " + size + " bytes for " + path + ": "
-                        + (rc == Posix.ENOSPC ? "no space left in " + path.getParent()
-                        + " (free some, or use smaller rings: --opt shm-ring-bytes=N)" : "error " + rc));
+                throw new IOException("cannot reserve " + size + " bytes for " + path + ": " + switch (rc) {
+                    case Posix.ENOSPC -> "no space left in " + path.getParent()
+                            + " (free some, give it more room, or use smaller rings: --opt shm-ring-bytes=N)";
+                    case Posix.EFBIG -> "the file size limit (ulimit -f) is below " + size + " bytes";
+                    default -> "posix_fallocate error " + rc;
+                });
             }
             return map(path, size, unsafeAccess);
         } catch (IOException | RuntimeException e) {

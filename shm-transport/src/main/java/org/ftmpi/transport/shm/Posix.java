@@ -25,6 +25,7 @@ final class Posix {
     static final int EPERM = 1;
     static final int ESRCH = 3;
     static final int ENOSPC = 28;
+    static final int EFBIG = 27;
 
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Through the real launcher: a 2-rank job over shared memory leaves no file with its job prefix
@@ -33,10 +34,21 @@ class ShmCleanupSystemTest {
     record Result(int exit, String out, String err) {}
 
     private static Result ftmpirun(String mode) throws IOException, InterruptedException {
+        return ftmpirun(List.of(), List.of(), mode);
+    }
+
+    /**
+     * @param wrapper a command that runs the launcher (its arguments follow), or empty
+     * @param options launcher options before the class
+     */
+    private static Result ftmpirun(List<String> wrapper, List<String> options, String mode)
+            throws IOException, InterruptedException {
         String cp = ROOT.resolve("shm-transport/target/test-classes") + java.io.File.pathSeparator
                 + ROOT.resolve("ft-core/target/test-classes"); // org.ftmpi.testutil
-        List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("bin/ftmpirun").toString(), "-np", "2",
-                "--transports", "shm", "--timeout", "90", "-cp", cp, ShmJob.class.getName(), mode));
+        List<String> cmd = new ArrayList<>(wrapper);
+        cmd.addAll(List.of(ROOT.resolve("bin/ftmpirun").toString(), "-np", "2", "--transports", "shm", "--timeout", "90"));
+        cmd.addAll(options);
+        cmd.addAll(List.of("-cp", cp, ShmJob.class.getName(), mode));
         Path out = Files.createTempFile("shm-out", ".txt");
         Path err = Files.createTempFile("shm-err", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
@@ -72,6 +84,27 @@ class ShmCleanupSystemTest {
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("rank 0 transferred") && r.out().contains("rank 1 transferred"), r.toString());
         assertEquals(List.of(), left(prefixOf(r)));
+    }
+
+    /**
+     * A shared-memory directory without room for the rings: each pair file's space is reserved
+     * when it is created, so the job stops at start-up with a message that names the file and
+     * the cause, instead of a SIGBUS when a ring first fills a page; nothing is left behind.
+     * Room runs out through the file size limit ({@code ulimit -f}, 1 MiB here, below the 2 MiB
+     * pair file), which needs no privilege; a full tmpfs fails the same reservation with ENOSPC.
+     */
+    @Test
+    void aShmDirectoryWithoutRoomStopsTheJobAtStartUpWithAClearMessage(@TempDir Path dir) throws Exception {
+        Result r = ftmpirun(List.of("bash", "-c", "ulimit -f 1024 && exec \"$0\" \"$@\""),
+                List.of("--opt", "shm-dir=" + dir), "normal");
+        assertNotEquals(0, r.exit(), r.toString());
+        assertTrue(r.err().contains("cannot reserve") && r.err().contains(dir.toString())
+                && r.err().contains("file size limit"), r.toString());
+        assertFalse(r.out().contains("transferred"), r.toString());
+        assertFalse(r.err().contains("SIGBUS"), r.toString());
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(List.of(), s.toList(), "no file is left in the shm directory");
+        }
     }
 
     @Test
