@@ -52,6 +52,12 @@ final class Attributes {
         predefine(MPI.APPNUM, c -> 0);                           // one application per job
         predefine(MPI.UNIVERSE_SIZE, c -> c.engine.size());
         predefine(MPI.LASTUSEDCODE, c -> ErrorCodes.lastUsed());
+        predefine(MPI.FTMPI_RECOVERY_MODE, c -> c.recovery.recoveryMode);
+        predefine(MPI.FTMPI_COMM_MODE, c -> c.recovery.commMode);
+        predefine(MPI.FTMPI_MSG_MODE, c -> c.recovery.msgMode);
+        predefine(MPI.FTMPI_COLL_MODE, c -> c.recovery.collMode);
+        predefine(MPI.FTMPI_NUM_FAILED_PROCS, c -> c.recovery.lastFailed().length);
+        predefine(MPI.FTMPI_ERROR_FAILURE, c -> c.recovery.failureCode());
     }
 
     /** Registers predefined attribute {@code keyval} (below {@link #FIRST_USER_KEYVAL}). */

@@ -42,6 +42,33 @@ final class BlankColls {
         return out;
     }
 
+    /** The counts of the live ranks, in order. */
+    static int[] select(int[] counts, int[] live) {
+        int[] out = new int[live.length];
+        for (int i = 0; i < live.length; i++) out[i] = counts[live[i]];
+        return out;
+    }
+
+    /**
+     * The blocks of the live ranks, packed in order, out of {@code all} (rank i's block is
+     * {@code counts[i]} elements of {@code elemBytes} after those of the ranks before it): the
+     * input of a reduce-scatter over the non-blank members.
+     */
+    static MemorySegment compact(MemorySegment all, int[] counts, int[] live, long elemBytes) {
+        long[] at = new long[counts.length];
+        for (int i = 1; i < counts.length; i++) at[i] = at[i - 1] + counts[i - 1] * elemBytes;
+        long total = 0;
+        for (int r : live) total += counts[r] * elemBytes;
+        MemorySegment out = java.lang.foreign.Arena.ofAuto().allocate(total, 8);
+        long k = 0;
+        for (int r : live) {
+            long n = counts[r] * elemBytes;
+            MemorySegment.copy(all, at[r], out, k, n);
+            k += n;
+        }
+        return out;
+    }
+
     /** A channel over the non-blank members: dense rank i is communicator rank {@code live[i]}. */
     record Dense(Channel in, int[] live, int me) implements Channel {
         @Override public int rank() { return indexOf(live, me); }

@@ -52,6 +52,11 @@ public class Comm implements Freeable, Cloneable {
      * a blank (a failed process a recovery covered); null otherwise. Collectives run over these.
      */
     int[] live;
+    /**
+     * FT-MPI collective mode ATOMIC (job option {@code coll-mode=atomic}): collectives compute
+     * into scratch buffers and copy out only after the members agreed that every part succeeded.
+     */
+    boolean atomic;
 
     Comm() {}
 
@@ -70,6 +75,7 @@ public class Comm implements Freeable, Cloneable {
         this.anySourceRule = "ignore".equals(engine.job().option("recovery-mode", "abort"));
         this.epoch = engine.generation();
         this.live = engine.recovers() ? BlankColls.liveRanks(engine, world) : null;
+        this.atomic = engine.job().option("coll-mode", "nonatomic").equals("atomic");
         // --inject at-call: armed once, by an original process (not by a rebind after a
         // recovery, nor in a replacement, which would otherwise die at the same call again)
         if (predefined && context == 0 && epoch == 0 && !engine.isRestarted()) FaultPoint.arm(engine);
@@ -167,6 +173,11 @@ public class Comm implements Freeable, Cloneable {
     /** Predefined communicators cannot be freed. */
     @Override
     public void free() throws MPIException {
+        if (invalidated()) { // its context id may belong to a communicator re-created since
+            attrs.clear();
+            engine = null;
+            return;
+        }
         check("free");
         if (predefined) throw raise(MPI.ERR_COMM, "free: cannot free the predefined communicator " + name);
         if (context > 2) {
@@ -175,6 +186,11 @@ public class Comm implements Freeable, Cloneable {
         }
         attrs.clear();
         engine = null;
+    }
+
+    /** Made before the last FT-MPI recovery, which invalidated it (COMM_WORLD and COMM_SELF are re-made). */
+    final boolean invalidated() {
+        return engine != null && !predefined && engine.recovers() && epoch < engine.generation();
     }
 
     /** Whether this communicator has been freed (MPI_COMM_NULL). */
@@ -229,7 +245,7 @@ public class Comm implements Freeable, Cloneable {
         org.ftmpi.p2p.Request r = g.streamed ? startSend(g, dest, tag, mode)
                 : engine.sendAndForget(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
                         g.seg, g.off, g.bytes, mode);
-        engine.await(r);
+        awaitBlocking(r, true, op);
         report(r, op);
     }
 
@@ -242,7 +258,7 @@ public class Comm implements Freeable, Cloneable {
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
         if (source == MPI.ANY_SOURCE && anySourceRule) awaitAnySource(r, "recv", true);
-        else engine.await(r);
+        else awaitBlocking(r, false, "recv");
         return received(r, g, "recv");
     }
 
@@ -259,8 +275,8 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", Buffers.STREAM_RECV);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
-        engine.await(sr);
-        engine.await(rr);
+        awaitBlocking(sr, true, "sendRecv");
+        awaitBlocking(rr, false, "sendRecv");
         report(sr, "sendRecv");
         return received(rr, g, "sendRecv");
     }
@@ -279,8 +295,8 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region s = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
-        engine.await(sr);
-        engine.await(rr);
+        awaitBlocking(sr, true, "sendRecvReplace");
+        awaitBlocking(rr, false, "sendRecvReplace");
         report(sr, "sendRecvReplace");
         return received(rr, g, "sendRecvReplace");
     }
@@ -335,6 +351,7 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.STREAM_RECV);
         Request q = new Request(startRecv(g, source, tag), this, g);
         q.anySource = source == MPI.ANY_SOURCE;
+        if (q.anySource) q.op.owner = q; // CONT reports it if it is still pending at a recovery
         return q;
     }
 
@@ -384,10 +401,15 @@ public class Comm implements Freeable, Cloneable {
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
         Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.STREAM_RECV);
+        int sourceWorld = source >= 0 ? peers[source] : -1, since = epoch;
+        Prequest[] self = new Prequest[1];
         Prequest p = new Prequest(this, g, () -> {
             check("start");
-            return startRecv(g, source, tag);
+            org.ftmpi.p2p.Request r = startRecv(g, follow(source, sourceWorld, since), tag);
+            if (source == MPI.ANY_SOURCE) r.owner = self[0];
+            return r;
         });
+        self[0] = p;
         p.anySource = source == MPI.ANY_SOURCE;
         return p;
     }
@@ -398,11 +420,55 @@ public class Comm implements Freeable, Cloneable {
         checkDest(op, dest);
         checkSendTag(op, tag);
         Buffers.Region g = direct(buf, count, type, op, Buffers.STREAM_SEND);
+        int destWorld = dest >= 0 ? peers[dest] : -1, since = epoch;
         return new Prequest(this, null, () -> {
             check("start");
+            int d = follow(dest, destWorld, since);
             g.refill();
-            return startSend(g, dest, tag, mode);
+            return startSend(g, d, tag, mode);
         });
+    }
+
+    /**
+     * A persistent request's peer: after a recovery (FT-MPI spec chapter 5), the rank its process
+     * has now (comm-mode SHRINK moves ranks; BLANK and REBUILD keep them). A peer that a SHRINK
+     * removed makes the start fail with {@code ERR_REQUEST}.
+     */
+    final int follow(int rank, int world, int since) throws MPIException {
+        if (rank < 0 || epoch == since) return rank;
+        for (int i = 0; i < peers.length; i++) if (peers[i] == world) return i;
+        throw raise(MPI.ERR_REQUEST, "start: the persistent request's peer (rank " + rank + ", rank " + world
+                + " of the initial COMM_WORLD) failed and was removed by the recovery");
+    }
+
+    /**
+     * Waits for the request of a blocking point-to-point call. Under message mode CONT a failure
+     * interrupts the wait: a send then returns as if buffered (it completes after the recovery),
+     * a receive that has not matched is taken back and fails (repeat it after the recovery); one
+     * that matched already receives from a live peer and is waited for.
+     */
+    final void awaitBlocking(org.ftmpi.p2p.Request r, boolean send, String op) {
+        if (engine.awaitUnlessDetected(r)) return;
+        boolean done = send ? engine.detach(r)
+                : engine.withdraw(r, op + ": interrupted by a process failure before a message matched;"
+                        + " repeat it after the recovery (msg-mode cont)");
+        if (!done) engine.await(r);
+    }
+
+    /** CONT: a failure is known that no recovery covered, so waits on pending requests raise. */
+    final boolean contInterrupts() {
+        return engine != null && engine.contMode() && engine.needsRecovery();
+    }
+
+    /**
+     * CONT: a wait or test interrupted by a failure; the request stays active, to be waited for
+     * again after the recovery ({@link ProcFailedException#isPending()}; AUTO recovers first).
+     */
+    final MPIException contInterrupted(String op) {
+        int w = engine.firstUnrecoveredFailure();
+        return deliver(new ProcFailedException(engine.procFailedClass(), op + ": interrupted by the failure of rank " + w
+                + " of the initial COMM_WORLD; the request stays active: wait for it again after the recovery"
+                + " (msg-mode cont)", w, true));
     }
 
     // ------------------------------------------------------------------ probes
@@ -412,7 +478,7 @@ public class Comm implements Freeable, Cloneable {
         check("probe");
         checkSource("probe", source);
         checkRecvTag("probe", tag);
-        if (source == MPI.PROC_NULL) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        if (nullPeer(source)) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         int idle = 0;
         while (true) {
             Engine.Probed p = probeOnce("probe", source, tag, false);
@@ -426,7 +492,7 @@ public class Comm implements Freeable, Cloneable {
         check("iProbe");
         checkSource("iProbe", source);
         checkRecvTag("iProbe", tag);
-        if (source == MPI.PROC_NULL) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
+        if (nullPeer(source)) return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
         Engine.Probed p = probeOnce("iProbe", source, tag, false);
         return p == null ? null : new Status(p.source(), p.tag(), MPI.SUCCESS, false, p.length());
     }
@@ -528,7 +594,7 @@ public class Comm implements Freeable, Cloneable {
      * @param keep whether this process will be a member of the new communicator
      */
     final int agreeContext(String op, int kind, boolean keep) throws MPIException {
-        return agreeContext(op, kind, keep, nextCreation(), channel());
+        return agreeContext(op, kind, keep, nextCreation(), cc());
     }
 
     /** The next creation sequence number (taken at the call, in call order, for {@code iDup}). */
@@ -619,6 +685,30 @@ public class Comm implements Freeable, Cloneable {
         return live == null || blocks == null ? blocks : BlankColls.select(blocks, live);
     }
 
+    /** Per-rank counts as {@link #cc()} sees them (a copy). */
+    final int[] sel(int[] counts) {
+        return live == null ? counts.clone() : BlankColls.select(counts, live);
+    }
+
+    /** A vector of per-rank blocks ({@code counts[i]} elements of {@code type}) as {@link #cc()} sees it. */
+    final MemorySegment sel(MemorySegment all, int[] counts, Datatype type) {
+        return live == null ? all : BlankColls.compact(all, counts, live, type.sizeBytes);
+    }
+
+    /** MPI.PROC_NULL, or (comm-mode BLANK) a blank: probes for it return the null status at once. */
+    final boolean nullPeer(int source) {
+        return source == MPI.PROC_NULL || (live != null && peers == world && source >= 0 && source < size
+                && BlankColls.indexOf(live, source) < 0);
+    }
+
+    /** Ranks (of neighbours) as {@link #cc()} sees them; a blank becomes a negative rank, which is skipped as PROC_NULL. */
+    final int[] dense(int[] ranks) {
+        if (live == null) return ranks;
+        int[] out = new int[ranks.length];
+        for (int i = 0; i < ranks.length; i++) out[i] = ranks[i] < 0 ? ranks[i] : BlankColls.indexOf(live, ranks[i]);
+        return out;
+    }
+
     /** {@code root} as a rank of {@link #cc()}; -1 when the root is a blank. */
     final int rt(int root) {
         return live == null ? root : BlankColls.indexOf(live, root);
@@ -672,6 +762,10 @@ public class Comm implements Freeable, Cloneable {
 
     /** Runs an algorithm; errors go through the error handler, user-function errors keep their class. */
     final void runColl(String op, CollBody body) throws MPIException {
+        if (atomic) {
+            runAtomic(op, body);
+            return;
+        }
         try {
             body.run();
         } catch (P2pException e) {
@@ -679,6 +773,39 @@ public class Comm implements Freeable, Cloneable {
         } catch (RuntimeException e) {
             throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
         }
+    }
+
+    /**
+     * FT-MPI ATOMIC (spec 5.2): runs the algorithm (into the scratch buffers {@link #buf} gives
+     * in this mode), then the members agree (the fault-tolerant agreement of {@link #agree}) on
+     * whether every part succeeded. Only then does the caller copy the results out ({@link
+     * Buf#done()}); otherwise every surviving member raises and no receive buffer changed.
+     */
+    private void runAtomic(String op, CollBody body) throws MPIException {
+        P2pException failed = null;
+        RuntimeException broken = null;
+        try {
+            body.run();
+        } catch (P2pException e) {
+            failed = e;
+        } catch (RuntimeException e) {
+            broken = e;
+        }
+        boolean ok = failed == null && broken == null;
+        Engine.Decision d;
+        try {
+            d = engine.agree(ft, nextAgreement() << 6, ok ? 1 : 0);
+        } catch (P2pException e) {
+            throw raise(e, op);
+        }
+        if (ok && d.value() == 1) return;
+        if (failed != null) throw collFailure(failed, op);
+        if (broken != null) throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + broken));
+        int[] gone = d.failedWorld();
+        int w = gone.length > 0 ? gone[0] : -1;
+        throw raise(new P2pException(w >= 0 ? engine.procFailedClass() : MPI.ERR_OTHER, "atomic collective: the part"
+                + " of another member failed" + (w >= 0 ? " (rank " + w + " of the initial COMM_WORLD failed)" : "")
+                + "; no receive buffer was changed", w), op);
     }
 
     /** The error of a failed collective algorithm; user-function errors keep their class. */
@@ -733,10 +860,24 @@ public class Comm implements Freeable, Cloneable {
     static final class Buf {
         final Buffers.Region region;
         final MemorySegment seg;
+        /** ATOMIC: {@link #seg} is a scratch copy of the caller's memory, copied back by {@link #done()}. */
+        private final boolean scratch;
 
         Buf(Buffers.Region region) {
+            this(region, false);
+        }
+
+        Buf(Buffers.Region region, boolean scratch) {
             this.region = region;
-            this.seg = region.bytes == 0 ? MemorySegment.ofArray(new byte[0]) : region.seg.asSlice(region.off, region.bytes);
+            MemorySegment user = region.bytes == 0 ? MemorySegment.ofArray(new byte[0])
+                    : region.seg.asSlice(region.off, region.bytes);
+            this.scratch = scratch && region.bytes > 0;
+            if (this.scratch) {
+                seg = java.lang.foreign.Arena.ofAuto().allocate(region.bytes, 8);
+                MemorySegment.copy(user, 0, seg, 0, region.bytes); // blocks the collective leaves alone stay as they were
+            } else {
+                seg = user;
+            }
         }
 
         /** A private copy (the send side of an in-place operation). */
@@ -747,6 +888,7 @@ public class Comm implements Freeable, Cloneable {
         }
 
         void done() throws MPIException {
+            if (scratch) MemorySegment.copy(seg, 0, region.seg, region.off, region.bytes);
             region.finishReceive();
         }
     }
@@ -754,7 +896,7 @@ public class Comm implements Freeable, Cloneable {
     final Buf buf(Object b, int count, Datatype type, String op, String arg) throws MPIException {
         checkCount(op, arg == null ? "count" : arg, count);
         try {
-            return new Buf(region(b, count, type, op, Buffers.INOUT));
+            return new Buf(region(b, count, type, op, Buffers.INOUT), atomic);
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -936,15 +1078,16 @@ public class Comm implements Freeable, Cloneable {
         check("gather");
         intraOnly("gather");
         checkRoot("gather", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             checkCount("gather", "count", count);
             Buf r = buf(buf, Math.multiplyExact(count, size), type, "gather", "count");
             MemorySegment[] bl = blocks(r, count, type);
-            runColl("gather", () -> collectives().gatherv(channel(), null, bl, root));
+            runColl("gather", () -> collectives().gatherv(cc(), null, sel(bl), rt(root)));
             r.done();
         } else {
             Buf s = buf(buf, count, type, "gather", null);
-            runColl("gather", () -> collectives().gatherv(channel(), s.seg, null, root));
+            runColl("gather", () -> collectives().gatherv(cc(), s.seg, null, rt(root)));
         }
     }
 
@@ -954,6 +1097,7 @@ public class Comm implements Freeable, Cloneable {
         check("gatherv");
         if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root); return; }
         checkRoot("gatherv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
         Buf r = null;
         MemorySegment[] blocks = null;
@@ -962,7 +1106,7 @@ public class Comm implements Freeable, Cloneable {
             blocks = vblocks(r, recvcount, displs, recvtype);
         }
         MemorySegment[] bl = blocks;
-        runColl("gatherv", () -> collectives().gatherv(channel(), s.seg, bl, root));
+        runColl("gatherv", () -> collectives().gatherv(cc(), s.seg, sel(bl), rt(root)));
         if (r != null) r.done();
     }
 
@@ -972,13 +1116,14 @@ public class Comm implements Freeable, Cloneable {
         check("gatherv");
         intraOnly("gatherv");
         checkRoot("gatherv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the in-place form (recvbuf, recvcount, displs, recvtype, root) is for"
                     + " the root " + root + " only; rank " + rank + " must call gatherv(sendbuf, sendcount, sendtype, root)");
         }
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "gatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
-        runColl("gatherv", () -> collectives().gatherv(channel(), null, bl, root));
+        runColl("gatherv", () -> collectives().gatherv(cc(), null, sel(bl), rt(root)));
         r.done();
     }
 
@@ -987,12 +1132,13 @@ public class Comm implements Freeable, Cloneable {
         check("gatherv");
         if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, null, null, null, null, root); return; }
         checkRoot("gatherv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "gatherv: the root " + root + " must call gatherv(recvbuf, recvcount, displs,"
                     + " recvtype, root) (in place) or the full form");
         }
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
-        runColl("gatherv", () -> collectives().gatherv(channel(), s.seg, null, root));
+        runColl("gatherv", () -> collectives().gatherv(cc(), s.seg, null, rt(root)));
     }
 
     /** MPI_SCATTER; {@code sendbuf} is significant at the root only. */
@@ -1022,14 +1168,15 @@ public class Comm implements Freeable, Cloneable {
         check("scatter");
         intraOnly("scatter");
         checkRoot("scatter", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             checkCount("scatter", "count", count);
             Buf s = buf(buf, Math.multiplyExact(count, size), type, "scatter", "count");
             MemorySegment[] bl = blocks(s, count, type);
-            runColl("scatter", () -> collectives().scatterv(channel(), bl, null, root));
+            runColl("scatter", () -> collectives().scatterv(cc(), sel(bl), null, rt(root)));
         } else {
             Buf r = buf(buf, count, type, "scatter", null);
-            runColl("scatter", () -> collectives().scatterv(channel(), null, r.seg, root));
+            runColl("scatter", () -> collectives().scatterv(cc(), null, r.seg, rt(root)));
             r.done();
         }
     }
@@ -1040,6 +1187,7 @@ public class Comm implements Freeable, Cloneable {
         check("scatterv");
         if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
         MemorySegment[] blocks = null;
         if (rank == root) {
@@ -1047,7 +1195,7 @@ public class Comm implements Freeable, Cloneable {
             blocks = vblocks(s, sendcount, displs, sendtype);
         }
         MemorySegment[] bl = blocks;
-        runColl("scatterv", () -> collectives().scatterv(channel(), bl, r.seg, root));
+        runColl("scatterv", () -> collectives().scatterv(cc(), sel(bl), r.seg, rt(root)));
         r.done();
     }
 
@@ -1057,13 +1205,14 @@ public class Comm implements Freeable, Cloneable {
         check("scatterv");
         intraOnly("scatterv");
         checkRoot("scatterv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank != root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the in-place form (sendbuf, sendcount, displs, sendtype, root) is for"
                     + " the root " + root + " only; rank " + rank + " must call scatterv(recvbuf, recvcount, recvtype, root)");
         }
         Buf s = vbuf(sendbuf, sendcount, displs, sendtype, "scatterv", "sendcount", "displs");
         MemorySegment[] bl = vblocks(s, sendcount, displs, sendtype);
-        runColl("scatterv", () -> collectives().scatterv(channel(), bl, null, root));
+        runColl("scatterv", () -> collectives().scatterv(cc(), sel(bl), null, rt(root)));
     }
 
     /** MPI_SCATTERV at a non-root rank, when the root scatters in place. */
@@ -1071,12 +1220,13 @@ public class Comm implements Freeable, Cloneable {
         check("scatterv");
         if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", null, null, null, null, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
+        if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
         if (rank == root) {
             throw raise(MPI.ERR_ROOT, "scatterv: the root " + root + " must call scatterv(sendbuf, sendcount, displs,"
                     + " sendtype, root) (in place) or the full form");
         }
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
-        runColl("scatterv", () -> collectives().scatterv(channel(), null, r.seg, root));
+        runColl("scatterv", () -> collectives().scatterv(cc(), null, r.seg, rt(root)));
         r.done();
     }
 
@@ -1100,7 +1250,7 @@ public class Comm implements Freeable, Cloneable {
         checkCount("allGather", "count", count);
         Buf r = buf(buf, Math.multiplyExact(count, size), type, "allGather", "count");
         MemorySegment[] bl = blocks(r, count, type);
-        runColl("allGather", () -> collectives().allGatherv(channel(), null, bl));
+        runColl("allGather", () -> collectives().allGatherv(cc(), null, sel(bl)));
         r.done();
     }
 
@@ -1112,7 +1262,7 @@ public class Comm implements Freeable, Cloneable {
         Buf s = buf(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
-        runColl("allGatherv", () -> collectives().allGatherv(channel(), s.seg, bl));
+        runColl("allGatherv", () -> collectives().allGatherv(cc(), s.seg, sel(bl)));
         r.done();
     }
 
@@ -1123,7 +1273,7 @@ public class Comm implements Freeable, Cloneable {
         intraOnly("allGatherv");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
-        runColl("allGatherv", () -> collectives().allGatherv(channel(), null, bl));
+        runColl("allGatherv", () -> collectives().allGatherv(cc(), null, sel(bl)));
         r.done();
     }
 
@@ -1137,7 +1287,7 @@ public class Comm implements Freeable, Cloneable {
         Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allToAll", "recvcount");
         MemorySegment[] sb = blocks(s, sendcount, sendtype), rb = blocks(r, recvcount, recvtype);
-        runColl("allToAll", () -> collectives().allToAllv(channel(), sb, rb));
+        runColl("allToAll", () -> collectives().allToAllv(cc(), sel(sb), sel(rb)));
         r.done();
     }
 
@@ -1149,7 +1299,7 @@ public class Comm implements Freeable, Cloneable {
         Buf s = vbuf(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
         Buf r = vbuf(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = vblocks(s, sendcount, sdispls, sendtype), rb = vblocks(r, recvcount, rdispls, recvtype);
-        runColl("allToAllv", () -> collectives().allToAllv(channel(), sb, rb));
+        runColl("allToAllv", () -> collectives().allToAllv(cc(), sel(sb), sel(rb)));
         r.done();
     }
 
@@ -1166,9 +1316,9 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
         if (this instanceof Intercomm ic) ic.swapBlocks(op, w.send, w.recv);
-        else runColl(op, () -> collectives().allToAllv(channel(), w.send, w.recv));
+        else runColl(op, () -> collectives().allToAllv(cc(), sel(w.send), sel(w.recv)));
         try {
-            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+            for (Buf g : w.recvBufs) g.done();
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -1183,19 +1333,23 @@ public class Comm implements Freeable, Cloneable {
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
         if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvRegions);
         return schedule().submit(this, op, ch -> {
-            collectives().allToAllv(ch, w.send, w.recv);
+            collectives().allToAllv(ch, sel(w.send), sel(w.recv));
             for (Buffers.Region g : w.recvRegions) g.finishReceive();
         });
     }
 
     /** The blocks of an all-to-all-w: byte segments to send and receive, and the receive regions to finish. */
-    private record WBlocks(MemorySegment[] send, MemorySegment[] recv, Buffers.Region[] recvRegions) {}
+    private record WBlocks(MemorySegment[] send, MemorySegment[] recv, Buffers.Region[] recvRegions, Buf[] recvBufs) {}
 
     private WBlocks wBlocks(String op, Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                             Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
         Buffers.Region[] s = wRegions(op, sendBuf, sendCount, sDispls, sendTypes, "send", Buffers.SEND);
         Buffers.Region[] r = wRegions(op, recvBuf, recvCount, rDispls, recvTypes, "recv", Buffers.RECV);
-        return new WBlocks(wSegments(s), wSegments(r), r);
+        Buf[] rb = new Buf[r.length];
+        for (int i = 0; i < r.length; i++) rb[i] = new Buf(r[i], atomic);
+        MemorySegment[] recv = new MemorySegment[r.length];
+        for (int i = 0; i < r.length; i++) recv[i] = rb[i].seg;
+        return new WBlocks(wSegments(s), recv, r, rb);
     }
 
     /** One region per rank of the group blocks go to: {@code counts[i]} x {@code types[i]} at byte {@code displs[i]}. */
@@ -1247,7 +1401,7 @@ public class Comm implements Freeable, Cloneable {
         int total = total("reduceScatter", recvcounts);
         Buf s = buf(sendbuf, total, type, "reduceScatter", "recvcounts");
         Buf r = buf(recvbuf, recvcounts[rank], type, "reduceScatter", "recvcounts[" + rank + "]");
-        runColl("reduceScatter", () -> collectives().reduceScatter(channel(), s.seg, r.seg, recvcounts.clone(), red));
+        runColl("reduceScatter", () -> collectives().reduceScatter(cc(), sel(s.seg, recvcounts, type), r.seg, sel(recvcounts), red));
         r.done();
     }
 
@@ -1260,7 +1414,7 @@ public class Comm implements Freeable, Cloneable {
         Buf b = buf(buf, total, type, "reduceScatter", "counts");
         MemorySegment send = b.copy();
         MemorySegment out = b.seg.asSlice(0, (long) counts[rank] * type.sizeBytes);
-        runColl("reduceScatter", () -> collectives().reduceScatter(channel(), send, out, counts.clone(), red));
+        runColl("reduceScatter", () -> collectives().reduceScatter(cc(), sel(send, counts, type), out, sel(counts), red));
         b.done();
     }
 
@@ -2026,6 +2180,10 @@ public class Comm implements Freeable, Cloneable {
             }
             throw MPIException.of(MPI.ERR_COMM, op + ": the communicator " + name + " has been freed");
         }
+        if (invalidated()) {
+            throw handle(MPIException.of(MPI.ERR_COMM, op + ": the communicator " + name + " was invalidated by the"
+                    + " recovery from a process failure (only MPI.COMM_WORLD and MPI.COMM_SELF survive it)"));
+        }
         FaultPoint fp = FaultPoint.active;
         if (fp != null) fp.call(engine, op);
     }
@@ -2076,10 +2234,13 @@ public class Comm implements Freeable, Cloneable {
                 ? new ProcFailedException(e.errorClass(), msg, e.failedRank())
                 : e.errorClass() == MPI.ERR_REVOKED ? new RevokedException(msg)
                 : MPIException.of(e.errorClass(), msg);
+        return deliver(ex);
+    }
+
+    /** Hands {@code ex} to the error handler; FT-MPI AUTO recovers first, then COMM_WORLD's handler runs. */
+    final MPIException deliver(MPIException ex) {
         Recovery rc = recovery;
-        if (rc != null && rc.auto && engine != null && engine.needsRecovery()) {
-            return rc.autoRecover(ex); // FT-MPI AUTO: recover, then COMM_WORLD's error handler
-        }
+        if (rc != null && rc.auto && engine != null && engine.needsRecovery()) return rc.autoRecover(ex);
         return handle(ex);
     }
 

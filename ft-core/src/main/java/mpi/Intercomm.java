@@ -390,7 +390,7 @@ public final class Intercomm extends Comm {
     }
 
     /** Queues a plan on this communicator's schedule (non-blocking form). */
-    private Request submit(String op, Plan plan) {
+    private Request submit(String op, Plan plan) throws MPIException {
         Links l = nonBlocking();
         return schedule().submit(this, op, ch -> plan.run(l));
     }
@@ -737,7 +737,7 @@ public final class Intercomm extends Comm {
         run(op, swapPlan(out, in, null));
     }
 
-    Request iSwapBlocks(String op, MemorySegment[] out, MemorySegment[] in, Buffers.Region[] finish) {
+    Request iSwapBlocks(String op, MemorySegment[] out, MemorySegment[] in, Buffers.Region[] finish) throws MPIException {
         Plan p = swapPlan(out, in, null);
         return submit(op, l -> {
             p.run(l);

@@ -44,13 +44,14 @@ public class Intracomm extends Comm {
         }
         int id = agreeContext("split", K_SPLIT, colour != MPI.UNDEFINED);
         int[] all = new int[2 * size];
+        for (int i = 0; i < size; i++) all[2 * i] = MPI.UNDEFINED; // BLANK: blanks stay out of every colour
         all[2 * rank] = colour;
         all[2 * rank + 1] = key;
         MemorySegment seg = MemorySegment.ofArray(all);
         MemorySegment[] blocks = new MemorySegment[size];
         for (int i = 0; i < size; i++) blocks[i] = seg.asSlice(8L * i, 8);
         try {
-            runColl("split", () -> collectives().allGatherv(channel(), null, blocks));
+            runColl("split", () -> collectives().allGatherv(cc(), null, sel(blocks)));
         } catch (MPIException e) {
             if (colour != MPI.UNDEFINED) engine.releaseContext(id);
             throw e;
@@ -312,7 +313,7 @@ public class Intracomm extends Comm {
         Reducer red = reducerFor(op, type, "scan");
         Buf s = buf(sendbuf, count, type, "scan", null);
         Buf r = buf(recvbuf, count, type, "scan", null);
-        runColl("scan", () -> collectives().scan(channel(), s.seg, r.seg, count, red));
+        runColl("scan", () -> collectives().scan(cc(), s.seg, r.seg, count, red));
         r.done();
     }
 
@@ -322,7 +323,7 @@ public class Intracomm extends Comm {
         Reducer red = reducerFor(op, type, "scan");
         Buf b = buf(buf, count, type, "scan", null);
         MemorySegment send = b.copy();
-        runColl("scan", () -> collectives().scan(channel(), send, b.seg, count, red));
+        runColl("scan", () -> collectives().scan(cc(), send, b.seg, count, red));
         b.done();
     }
 
@@ -332,7 +333,7 @@ public class Intracomm extends Comm {
         Reducer red = reducerFor(op, type, "exScan");
         Buf s = buf(sendbuf, count, type, "exScan", null);
         Buf r = buf(recvbuf, count, type, "exScan", null);
-        runColl("exScan", () -> collectives().exScan(channel(), s.seg, r.seg, count, red));
+        runColl("exScan", () -> collectives().exScan(cc(), s.seg, r.seg, count, red));
         r.done();
     }
 
@@ -342,7 +343,7 @@ public class Intracomm extends Comm {
         Reducer red = reducerFor(op, type, "exScan");
         Buf b = buf(buf, count, type, "exScan", null);
         MemorySegment send = b.copy();
-        runColl("exScan", () -> collectives().exScan(channel(), send, b.seg, count, red));
+        runColl("exScan", () -> collectives().exScan(cc(), send, b.seg, count, red));
         b.done();
     }
 

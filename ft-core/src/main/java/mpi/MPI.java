@@ -223,6 +223,7 @@ public final class MPI {
         for (int i = 0; i < n; i++) ranks[i] = i;
         world.bind(e, 0, e.rank(), ranks, "MPI_COMM_WORLD", true);
         world.attrs.predefinedVisible = true;
+        self.attrs.predefinedVisible = true; // the FTMPI_* attributes are defined on MPI_COMM_SELF too
         self.bind(e, 2, 0, new int[] {e.rank()}, "MPI_COMM_SELF", true);
         world.recovery = self.recovery = new Recovery(e, world, self);
         e.reserveContext(0);
@@ -519,8 +520,8 @@ public final class MPI {
 
     // ------------------------------------------------------------------ FT-MPI recovery (extension)
     // Seed 001, Appendix A; docs/fault-tolerance.md, "Recovery". The modes are chosen per job with
-    // ftmpirun --comm-mode/--recovery-mode/--msg-mode/--coll-mode. FTMPI_* attributes are to come
-    // with the attribute API; until then the getters below read the same values.
+    // ftmpirun --comm-mode/--recovery-mode/--msg-mode/--coll-mode; readable as the FTMPI_* attributes
+    // of MPI.COMM_WORLD and MPI.COMM_SELF (and their duplicates) and through the getters below.
 
     /** FT-MPI communicator modes (FTMPI_COMM_MODE): what a recovery makes of MPI.COMM_WORLD. */
     public static final int FTMPI_COMM_MODE_ABORT = 0, FTMPI_COMM_MODE_REBUILD = 1, FTMPI_COMM_MODE_BLANK = 2,
@@ -532,6 +533,14 @@ public final class MPI {
             FTMPI_RECOVERY_MODE_IGNORE = 2;
     /** FT-MPI collective modes (FTMPI_COLL_MODE). */
     public static final int FTMPI_COLL_MODE_ATOMIC = 0, FTMPI_COLL_MODE_NONATOMIC = 1;
+    /**
+     * FT-MPI attribute keys (spec 6.1), read with {@code MPI.COMM_WORLD.getAttr(key)} (an {@code
+     * Integer}; read-only): the four modes; the number of processes the last recovery covered;
+     * an error code whose {@link #getErrorString} names their ranks (MPI.SUCCESS before any
+     * recovery). The last two are replaced at every recovery.
+     */
+    public static final int FTMPI_RECOVERY_MODE = 16, FTMPI_COMM_MODE = 17, FTMPI_MSG_MODE = 18, FTMPI_COLL_MODE = 19,
+            FTMPI_NUM_FAILED_PROCS = 20, FTMPI_ERROR_FAILURE = 21;
 
     private static Recovery recovery() throws MPIException {
         check();
@@ -596,6 +605,16 @@ public final class MPI {
     /** How many processes failed since the last recovery (attribute FTMPI_NUM_FAILED_PROCS). */
     public static int getNumFailedProcs() throws MPIException {
         return recovery().lastFailed().length;
+    }
+
+    /**
+     * Message mode CONT: the receives from {@code MPI.ANY_SOURCE} that were still pending when
+     * the last recovery ran (spec 5.1: the library cannot tell whether a failed process would have
+     * matched them). They stay active: wait for them, or {@link Request#cancel()} them. Empty
+     * before any recovery and under RESET (which discards every pending receive).
+     */
+    public static Request[] getUnresolvedRequests() throws MPIException {
+        return recovery().unresolved();
     }
 
     /**

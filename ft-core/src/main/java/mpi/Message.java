@@ -27,7 +27,7 @@ public final class Message {
     public Status mProbe(int source, int tag, Comm comm) throws MPIException {
         if (comm == null) throw MPIException.of(MPI.ERR_COMM, "mProbe: comm is null");
         comm.check("mProbe");
-        if (source == MPI.PROC_NULL) {
+        if (comm.nullPeer(source)) {
             noProc = true;
             this.comm = comm;
             return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);
@@ -46,7 +46,7 @@ public final class Message {
     public Status imProbe(int source, int tag, Comm comm) throws MPIException {
         if (comm == null) throw MPIException.of(MPI.ERR_COMM, "imProbe: comm is null");
         comm.check("imProbe");
-        if (source == MPI.PROC_NULL) {
+        if (comm.nullPeer(source)) {
             noProc = true;
             this.comm = comm;
             return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0);

@@ -36,6 +36,11 @@ final class NbColls {
         return c.vbuf(b, counts, displs, type, op, countsArg, displsArg);
     }
 
+    /** A request that is already complete (a collective with a BLANK root). */
+    private static Request done(Comm c) {
+        return new Request(c.engine.completedRequest(org.ftmpi.p2p.Request.Kind.COLL, MPI.PROC_NULL, MPI.ANY_TAG, 0), c, null);
+    }
+
     static Request iBarrier(Comm c) throws MPIException {
         c.checkNb("iBarrier");
         return c.schedule().submit(c, "iBarrier", Dissemination::barrier);
@@ -44,29 +49,32 @@ final class NbColls {
     static Request iBcast(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
         c.checkNb("iBcast");
         c.checkRoot("iBcast", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Comm.Buf b = dbuf(c, buf, count, type, "iBcast", null);
-        return c.schedule().submit(c, "iBcast", ch -> coll().bcast(ch, b.seg, root));
+        return c.schedule().submit(c, "iBcast", ch -> coll().bcast(ch, b.seg, c.rt(root)));
     }
 
     static Request iReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
         c.checkNb("iReduce");
         c.checkRoot("iReduce", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Reducer red = c.reducerFor(op, type, "iReduce");
         Comm.Buf s = dbuf(c, sendbuf, count, type, "iReduce", null);
         Comm.Buf r = c.rank == root ? dbuf(c, recvbuf, count, type, "iReduce", null) : null;
         return c.schedule().submit(c, "iReduce",
-                ch -> coll().reduce(ch, s.seg, r == null ? null : r.seg, count, red, root));
+                ch -> coll().reduce(ch, s.seg, r == null ? null : r.seg, count, red, c.rt(root)));
     }
 
     static Request iReduce(Comm c, Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
         c.checkNb("iReduce");
         c.checkRoot("iReduce", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Reducer red = c.reducerFor(op, type, "iReduce");
         Comm.Buf b = dbuf(c, buf, count, type, "iReduce", null);
         boolean atRoot = c.rank == root;
         return c.schedule().submit(c, "iReduce",
-                ch -> coll().reduce(ch, atRoot ? b.copy() : b.seg, b.seg, count, red, root));
+                ch -> coll().reduce(ch, atRoot ? b.copy() : b.seg, b.seg, count, red, c.rt(root)));
     }
 
     static Request iAllReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
@@ -89,6 +97,7 @@ final class NbColls {
                            Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         c.checkNb("iGather");
         c.checkRoot("iGather", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGather", "sendcount");
         MemorySegment[] bl = null;
         if (c.rank == root) {
@@ -97,26 +106,28 @@ final class NbColls {
             bl = c.blocks(r, recvcount, recvtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, blocks, root));
+        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, c.sel(blocks), c.rt(root)));
     }
 
     static Request iGather(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
         c.checkNb("iGather");
         c.checkRoot("iGather", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         if (c.rank == root) {
             c.checkCount("iGather", "count", count);
             Comm.Buf r = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iGather", "count");
             MemorySegment[] bl = c.blocks(r, count, type);
-            return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, null, bl, root));
+            return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
         }
         Comm.Buf s = dbuf(c, buf, count, type, "iGather", null);
-        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, null, root));
+        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
     }
 
     static Request iGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
                             int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
         c.checkNb("iGatherv");
         c.checkRoot("iGatherv", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
         MemorySegment[] bl = null;
         if (c.rank == root) {
@@ -124,7 +135,7 @@ final class NbColls {
             bl = c.vblocks(r, recvcount, displs, recvtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, blocks, root));
+        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, c.sel(blocks), c.rt(root)));
     }
 
     /** In place at the root ({@code send == null}) or the non-root form ({@code recvbuf == null}). */
@@ -133,6 +144,7 @@ final class NbColls {
             throws MPIException {
         c.checkNb("iGatherv");
         c.checkRoot("iGatherv", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         if (rootForm != (c.rank == root)) {
             throw c.raise(MPI.ERR_ROOT, "iGatherv: " + (rootForm
                     ? "the in-place form (recvbuf, recvcount, displs, recvtype, root) is for the root " + root + " only"
@@ -141,16 +153,17 @@ final class NbColls {
         if (rootForm) {
             Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs");
             MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
-            return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, null, bl, root));
+            return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
         }
         Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
-        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, null, root));
+        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
     }
 
     static Request iScatter(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
                             Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         c.checkNb("iScatter");
         c.checkRoot("iScatter", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatter", "recvcount");
         MemorySegment[] bl = null;
         if (c.rank == root) {
@@ -159,26 +172,28 @@ final class NbColls {
             bl = c.blocks(s, sendcount, sendtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, blocks, r.seg, root));
+        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, c.sel(blocks), r.seg, c.rt(root)));
     }
 
     static Request iScatter(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
         c.checkNb("iScatter");
         c.checkRoot("iScatter", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         if (c.rank == root) {
             c.checkCount("iScatter", "count", count);
             Comm.Buf s = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iScatter", "count");
             MemorySegment[] bl = c.blocks(s, count, type);
-            return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, bl, null, root));
+            return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
         }
         Comm.Buf r = dbuf(c, buf, count, type, "iScatter", null);
-        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, null, r.seg, root));
+        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
     }
 
     static Request iScatterv(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                              Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         c.checkNb("iScatterv");
         c.checkRoot("iScatterv", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
         MemorySegment[] bl = null;
         if (c.rank == root) {
@@ -186,7 +201,7 @@ final class NbColls {
             bl = c.vblocks(s, sendcount, displs, sendtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, blocks, r.seg, root));
+        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(blocks), r.seg, c.rt(root)));
     }
 
     static Request iScattervHalf(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
@@ -194,6 +209,7 @@ final class NbColls {
             throws MPIException {
         c.checkNb("iScatterv");
         c.checkRoot("iScatterv", root);
+        if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         if (rootForm != (c.rank == root)) {
             throw c.raise(MPI.ERR_ROOT, "iScatterv: " + (rootForm
                     ? "the in-place form (sendbuf, sendcount, displs, sendtype, root) is for the root " + root + " only"
@@ -202,10 +218,10 @@ final class NbColls {
         if (rootForm) {
             Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs");
             MemorySegment[] bl = c.vblocks(s, sendcount, displs, sendtype);
-            return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, bl, null, root));
+            return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
         }
         Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
-        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, null, r.seg, root));
+        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
     }
 
     static Request iAllGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -216,7 +232,7 @@ final class NbColls {
         c.checkCount("iAllGather", "recvcount", recvcount);
         Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllGather", "recvcount");
         MemorySegment[] bl = c.blocks(r, recvcount, recvtype);
-        return c.schedule().submit(c, "iAllGather", ch -> coll().allGatherv(ch, s == null ? null : s.seg, bl));
+        return c.schedule().submit(c, "iAllGather", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
     }
 
     static Request iAllGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -226,7 +242,7 @@ final class NbColls {
                 : dbuf(c, sendbuf, sendcount, sendtype, "iAllGatherv", "sendcount");
         Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iAllGatherv", "recvcount", "displs");
         MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
-        return c.schedule().submit(c, "iAllGatherv", ch -> coll().allGatherv(ch, s == null ? null : s.seg, bl));
+        return c.schedule().submit(c, "iAllGatherv", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
     }
 
     static Request iAllToAll(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -237,7 +253,7 @@ final class NbColls {
         Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iAllToAll", "sendcount");
         Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllToAll", "recvcount");
         MemorySegment[] sb = c.blocks(s, sendcount, sendtype), rb = c.blocks(r, recvcount, recvtype);
-        return c.schedule().submit(c, "iAllToAll", ch -> coll().allToAllv(ch, sb, rb));
+        return c.schedule().submit(c, "iAllToAll", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
     }
 
     static Request iAllToAllv(Comm c, Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
@@ -247,7 +263,7 @@ final class NbColls {
         Comm.Buf r = dvbuf(c, recvbuf, recvcount, rdispls, recvtype, "iAllToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = c.vblocks(s, sendcount, sdispls, sendtype);
         MemorySegment[] rb = c.vblocks(r, recvcount, rdispls, recvtype);
-        return c.schedule().submit(c, "iAllToAllv", ch -> coll().allToAllv(ch, sb, rb));
+        return c.schedule().submit(c, "iAllToAllv", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
     }
 
     static Request iReduceScatter(Comm c, Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
@@ -260,11 +276,11 @@ final class NbColls {
             Comm.Buf b = dbuf(c, recvbuf, total, type, "iReduceScatter", "counts");
             MemorySegment out = b.seg.asSlice(0, (long) counts[c.rank] * type.sizeBytes);
             return c.schedule().submit(c, "iReduceScatter",
-                    ch -> coll().reduceScatter(ch, b.copy(), out, counts, red));
+                    ch -> coll().reduceScatter(ch, c.sel(b.copy(), counts, type), out, c.sel(counts), red));
         }
         Comm.Buf s = dbuf(c, sendbuf, total, type, "iReduceScatter", "recvcounts");
         Comm.Buf r = dbuf(c, recvbuf, counts[c.rank], type, "iReduceScatter", "recvcounts[" + c.rank + "]");
-        return c.schedule().submit(c, "iReduceScatter", ch -> coll().reduceScatter(ch, s.seg, r.seg, counts, red));
+        return c.schedule().submit(c, "iReduceScatter", ch -> coll().reduceScatter(ch, c.sel(s.seg, counts, type), r.seg, c.sel(counts), red));
     }
 
     static Request iReduceScatterBlock(Comm c, Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)

@@ -68,11 +68,12 @@ final class NeighborColls {
 
     private static Request run(Comm c, boolean nb, String op, Topologies.Neighborhood h, MemorySegment[] recv,
                                MemorySegment[] send, Comm.Buf r) throws MPIException {
+        int[] sources = c.dense(h.sources()), dests = c.dense(h.dests()); // BLANK: a blank neighbour is PROC_NULL
         if (nb) {
-            return c.schedule().submit(c, op, ch -> Neighbors.exchange(ch, h.sources(), h.recvTags(), recv,
-                    h.dests(), h.sendTags(), send));
+            return c.schedule().submit(c, op, ch -> Neighbors.exchange(ch, sources, h.recvTags(), recv,
+                    dests, h.sendTags(), send));
         }
-        c.runColl(op, () -> Neighbors.exchange(c.channel(), h.sources(), h.recvTags(), recv, h.dests(), h.sendTags(), send));
+        c.runColl(op, () -> Neighbors.exchange(c.cc(), sources, h.recvTags(), recv, dests, h.sendTags(), send));
         r.done();
         return null;
     }

@@ -44,6 +44,10 @@ final class Recovery {
     private volatile boolean running;
     private volatile boolean notifying;
     private volatile int[] lastFailed = new int[0];
+    /** Error code whose string names {@link #lastFailed} (attribute FTMPI_ERROR_FAILURE); MPI.SUCCESS before any recovery. */
+    private volatile int failureCode = MPI.SUCCESS;
+    /** CONT: receives from ANY_SOURCE that were pending at the last recovery (spec 5.1). */
+    private volatile Request[] unresolved = new Request[0];
 
     Recovery(Engine engine, Intracomm world, Intracomm self) {
         this.engine = engine;
@@ -74,6 +78,16 @@ final class Recovery {
 
     boolean removeListener(RecoveryListener l) {
         return listeners.remove(l);
+    }
+
+    /** Attribute FTMPI_ERROR_FAILURE: an error code; MPI.getErrorString names the failed ranks. */
+    int failureCode() {
+        return failureCode;
+    }
+
+    /** CONT: the receives from ANY_SOURCE the last recovery could not resolve, still pending then. */
+    Request[] unresolved() {
+        return unresolved.clone();
     }
 
     /** Ranks (in COMM_WORLD before the last recovery) of the processes the last recovery covered. */
@@ -132,6 +146,14 @@ final class Recovery {
         }
         int[] failedRanks = covered.stream().mapToInt(Integer::intValue).toArray();
         lastFailed = failedRanks;
+        failureCode = failureCode(failedRanks);
+        if (msgMode == MPI.FTMPI_MSG_MODE_CONT) {
+            List<Request> open = new ArrayList<>();
+            for (org.ftmpi.p2p.Request r : engine.pendingAnySource()) {
+                if (r.owner instanceof Request q) open.add(q);
+            }
+            unresolved = open.toArray(new Request[0]);
+        }
         if (trace) {
             long end = System.nanoTime();
             String line = String.format("ftmpi: rank %d: recovery to generation %d: failed %s: notice to rebuilt"
@@ -155,6 +177,23 @@ final class Recovery {
         } finally {
             notifying = false;
         }
+    }
+
+    /** A new error code (class ERR_OTHER) whose string lists {@code failedRanks}. */
+    private static int failureCode(int[] failedRanks) throws MPIException {
+        int code = MPI.addErrorCode(MPI.ERR_OTHER);
+        StringBuilder b = new StringBuilder("FT-MPI recovery: failed processes (ranks in MPI.COMM_WORLD before the"
+                + " recovery):");
+        for (int i = 0; i < failedRanks.length; i++) {
+            String next = " " + failedRanks[i];
+            if (b.length() + next.length() > 200) {
+                b.append(" and ").append(failedRanks.length - i).append(" more");
+                break;
+            }
+            b.append(next);
+        }
+        MPI.addErrorString(code, b.toString());
+        return code;
     }
 
     /** Re-makes COMM_WORLD and COMM_SELF in the new generation (under the engine's lock). */

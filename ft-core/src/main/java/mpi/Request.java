@@ -49,13 +49,17 @@ public class Request implements Freeable {
         org.ftmpi.p2p.Request o = op;
         if (o == null) return emptyStatus();
         if (anySource && comm.anySourceRule) comm.awaitAnySource(o, "wait", false);
-        else o.engine().await(o);
+        else if (!o.engine().awaitUnlessDetected(o)) throw comm.contInterrupted("wait");
         return finish();
     }
 
-    /** MPI_WAIT without a status. */
+    /** MPI_WAIT without a status (none is made). */
     public final void waitFor() throws MPIException {
-        waitStatus();
+        org.ftmpi.p2p.Request o = op;
+        if (o == null) return;
+        if (anySource && comm.anySourceRule) comm.awaitAnySource(o, "wait", false);
+        else if (!o.engine().awaitUnlessDetected(o)) throw comm.contInterrupted("wait");
+        release();
     }
 
     /** MPI_TEST: the status if the operation is complete, {@code null} otherwise. */
@@ -64,6 +68,7 @@ public class Request implements Freeable {
         if (o == null) return emptyStatus();
         if (o.engine().test(o)) return finish();
         if (anySource && comm.unacknowledgedFailure()) throw comm.anySourceFailure("test", true);
+        if (comm.contInterrupts()) throw comm.contInterrupted("test");
         return null;
     }
 
@@ -80,9 +85,17 @@ public class Request implements Freeable {
         return new Status(o.source(), o.tag(), o.errorClass(), o.isCancelled(), o.byteCount());
     }
 
-    /** MPI_TEST without a status. */
+    /** MPI_TEST without a status (none is made). */
     public final boolean test() throws MPIException {
-        return testStatus() != null;
+        org.ftmpi.p2p.Request o = op;
+        if (o == null) return true;
+        if (o.engine().test(o)) {
+            release();
+            return true;
+        }
+        if (anySource && comm.unacknowledgedFailure()) throw comm.anySourceFailure("test", true);
+        if (comm.contInterrupts()) throw comm.contInterrupted("test");
+        return false;
     }
 
     boolean isActive() {
@@ -96,9 +109,18 @@ public class Request implements Freeable {
     /** Turns a completed operation into a status, reporting its error; the request is released. */
     final Status finish() throws MPIException {
         org.ftmpi.p2p.Request o = op;
+        release();
+        return new Status(o.source(), o.tag(), o.errorClass(), o.isCancelled(), o.byteCount());
+    }
+
+    /**
+     * Releases a completed operation without making a status: finishes the receive (unpacks a
+     * derived type) and raises the operation's error.
+     */
+    final void release() throws MPIException {
+        org.ftmpi.p2p.Request o = op;
         deactivate();
         int err = o.errorClass();
-        Status s = new Status(o.source(), o.tag(), err, o.isCancelled(), o.byteCount());
         if (region != null && err == ErrorClass.SUCCESS) {
             try {
                 region.finishReceive(o.byteCount());
@@ -109,7 +131,6 @@ public class Request implements Freeable {
         if (err != ErrorClass.SUCCESS) {
             throw comm.raise(new P2pException(err, o.errorMessage(), o.failedRank()), "wait");
         }
-        return s;
     }
 
     void deactivate() {
@@ -131,25 +152,32 @@ public class Request implements Freeable {
 
     /** MPI_WAITANY with status; the index is in {@link Status#getIndex()}. */
     public static Status waitAnyStatus(Request[] requests) throws MPIException {
+        int i = awaitAny(requests);
+        Status s = i == MPI.UNDEFINED ? emptyStatus() : requests[i].finish();
+        s.index = i;
+        return s;
+    }
+
+    /** Waits until one active request is complete and returns its index ({@code MPI.UNDEFINED}: none is active). */
+    private static int awaitAny(Request[] requests) throws MPIException {
         Engine e = engineOf(requests);
-        if (e == null) {
-            Status s = emptyStatus();
-            s.index = MPI.UNDEFINED;
-            return s;
-        }
+        if (e == null) return MPI.UNDEFINED;
         int idle = 0;
         while (true) {
-            for (int i = 0; i < requests.length; i++) {
-                Request r = requests[i];
-                if (r != null && r.op != null && r.op.isComplete()) {
-                    Status s = r.finish();
-                    s.index = i;
-                    return s;
-                }
-            }
+            int i = completed(requests);
+            if (i >= 0) return i;
             raiseIfBlockedAnySource(requests, "waitAny");
             idle = e.progressOrPause(idle);
         }
+    }
+
+    /** Index of the first active request that is complete, or -1. */
+    private static int completed(Request[] requests) {
+        for (int i = 0; i < requests.length; i++) {
+            Request r = requests[i];
+            if (r != null && r.op != null && r.op.isComplete()) return i;
+        }
+        return -1;
     }
 
     /**
@@ -163,12 +191,16 @@ public class Request implements Freeable {
             if (r != null && r.op != null && r.anySource && !r.op.isComplete() && r.comm.unacknowledgedFailure()) {
                 throw r.comm.anySourceFailure(op, true);
             }
+            // FT-MPI message mode CONT: a known failure interrupts the wait; the requests stay active
+            if (r != null && r.op != null && !r.op.isComplete() && r.comm.contInterrupts()) throw r.comm.contInterrupted(op);
         }
     }
 
     /** MPI_WAITANY: index of the completed request, or {@code MPI.UNDEFINED} if none is active. */
     public static int waitAny(Request[] requests) throws MPIException {
-        return waitAnyStatus(requests).getIndex();
+        int i = awaitAny(requests);
+        if (i != MPI.UNDEFINED) requests[i].release();
+        return i;
     }
 
     /** MPI_TESTANY with status: {@code null} if none completed. */
@@ -180,13 +212,11 @@ public class Request implements Freeable {
             return s;
         }
         e.progress();
-        for (int i = 0; i < requests.length; i++) {
-            Request r = requests[i];
-            if (r != null && r.op != null && r.op.isComplete()) {
-                Status s = r.finish();
-                s.index = i;
-                return s;
-            }
+        int i = completed(requests);
+        if (i >= 0) {
+            Status s = requests[i].finish();
+            s.index = i;
+            return s;
         }
         raiseIfBlockedAnySource(requests, "testAny");
         return null;
@@ -215,27 +245,43 @@ public class Request implements Freeable {
         return out;
     }
 
-    /** MPI_WAITALL. */
+    /** MPI_WAITALL (no statuses are made); the first error is raised once every request is done. */
     public static void waitAll(Request[] requests) throws MPIException {
-        waitAllStatus(requests);
+        MPIException first = null;
+        for (Request r : requests) {
+            if (r == null || r.op == null) continue;
+            try {
+                r.waitFor();
+            } catch (MPIException ex) {
+                if (first == null) first = ex;
+            }
+        }
+        if (first != null) throw first;
     }
 
     /** MPI_TESTALL with statuses: {@code null} unless every request is complete. */
     public static Status[] testAllStatus(Request[] requests) throws MPIException {
+        return allDone(requests) ? waitAllStatus(requests) : null;
+    }
+
+    /** MPI_TESTALL (no statuses are made). */
+    public static boolean testAll(Request[] requests) throws MPIException {
+        if (!allDone(requests)) return false;
+        waitAll(requests);
+        return true;
+    }
+
+    /** One progress step, then whether every request is done (ULFM's ANY_SOURCE rule if not). */
+    private static boolean allDone(Request[] requests) throws MPIException {
         Engine e = engineOf(requests);
         if (e != null) e.progress();
         for (Request r : requests) {
             if (r != null && !r.isDone()) {
                 raiseIfBlockedAnySource(requests, "testAll");
-                return null;
+                return false;
             }
         }
-        return waitAllStatus(requests);
-    }
-
-    /** MPI_TESTALL. */
-    public static boolean testAll(Request[] requests) throws MPIException {
-        return testAllStatus(requests) != null;
+        return true;
     }
 
     /** MPI_WAITSOME with statuses; {@code null} if no request is active. */

@@ -40,7 +40,9 @@ final class Schedule {
 
     Schedule(Comm comm) {
         this.engine = comm.engine;
-        this.channel = offsetChannel(comm);
+        Channel c = offsetChannel(comm);
+        // comm-mode BLANK: over the non-blank members only, as the blocking forms (Comm.cc())
+        this.channel = comm.live == null ? c : new BlankColls.Dense(c, comm.live, comm.rank);
     }
 
     /** A channel over {@code c}'s collective context with tags offset by {@link #TAG_OFFSET}. */
@@ -59,7 +61,11 @@ final class Schedule {
     }
 
     /** Queues {@code body}; the returned request completes when it has run, with its error if any. */
-    Request submit(Comm comm, String op, Body body) {
+    Request submit(Comm comm, String op, Body body) throws MPIException {
+        if (comm.atomic) {
+            throw comm.raise(MPI.ERR_OTHER, op + ": non-blocking collectives are not available under --coll-mode"
+                    + " atomic (their blocking forms are atomic; see docs/fault-tolerance.md)");
+        }
         org.ftmpi.p2p.Request req = engine.externalRequest();
         Runnable task = () -> complete(req, op, body);
         synchronized (this) {

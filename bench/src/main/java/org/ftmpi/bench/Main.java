@@ -7,8 +7,8 @@ import mpi.MPIException;
 /**
  * Entry point of the OSU-style point-to-point benchmarks:
  * {@code bin/ftmpirun -np 2 bench latency|bandwidth|bw|bibw [options]}; see {@link P2POptions#usage()}.
- * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim}
- * ({@link org.ftmpi.bench.ft.FtBench}, {@link org.ftmpi.bench.ft.DetectorSim}).
+ * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim|ft-coll}
+ * ({@link org.ftmpi.bench.ft.FtBench}, {@link org.ftmpi.bench.ft.DetectorSim}, {@link org.ftmpi.bench.ft.CollModeBench}).
  */
 public final class Main {
     /** Exit status for a command-line error. */
@@ -32,6 +32,7 @@ public final class Main {
         if (args[0].startsWith("ft-")) {
             try {
                 return args[0].equals("ft-sim") ? org.ftmpi.bench.ft.DetectorSim.run(args, out, err)
+                        : args[0].equals("ft-coll") ? org.ftmpi.bench.ft.CollModeBench.run(args, out, err)
                         : org.ftmpi.bench.ft.FtBench.run(args, out, err);
             } catch (MPIException e) {
                 err.println("bench " + args[0] + ": MPI error: " + e.getMessage());

@@ -157,6 +157,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         ftmpi = !commMode.equals("abort") && !job.option("recovery-mode", "manual").equals("ignore");
         blankMode = ftmpi && commMode.equals("blank");
         rebuildMode = ftmpi && commMode.equals("rebuild");
+        contMode = ftmpi && job.option("msg-mode", "reset").equals("cont");
         restarted = Boolean.parseBoolean(job.option("restarted", "false"));
         recovered = new boolean[size];
         procIdOf = job.procIds().clone();
@@ -381,9 +382,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
             if (ftmpiActive && ftmpiBlocked(r)) return r;
             MatchQueues q = queues(context);
-            MatchQueues.Unexpected u = q.findUnexpected(source, tag, epoch, true);
+            MatchQueues.Unexpected u = q.findUnexpected(source, sourceWorld, tag, epoch, true);
             if (u != null) {
-                deliverUnexpected(r, u);
+                deliverUnexpected(r, u, q.cont ? contSource(context, u.sourceWorld, u.source, u.epoch) : u.source);
             } else if (failIfUnusable(r)) {
                 return r;
             } else {
@@ -407,8 +408,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         try {
             progressLocked();
             if (ftmpiActive) ftmpiProbeCheck(context);
-            MatchQueues.Unexpected u = queues(context).findUnexpected(source, tag, generation, remove);
-            if (u != null) return new Probed(u.source, u.tag, u.length, remove ? u : null);
+            MatchQueues q = queues(context);
+            MatchQueues.Unexpected u = q.findUnexpected(source, sourceWorld, tag, generation, remove);
+            if (u != null) {
+                int src = q.cont ? contSource(context, u.sourceWorld, u.source, u.epoch) : u.source;
+                return new Probed(src, u.tag, u.length, remove ? u : null);
+            }
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
             if (sourceWorld >= 0 && peerFailed[sourceWorld]) {
                 throw new P2pException(procFailedClass, "probe: rank " + sourceWorld + " has failed: "
@@ -431,7 +436,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             r.memory = memory;
             r.offset = offset;
             r.capacity = capacity;
-            deliverUnexpected(r, p.message());
+            deliverUnexpected(r, p.message(), p.source());
             return r;
         } finally {
             lock.unlock();
@@ -442,25 +447,34 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     public boolean cancel(Request r) {
         lock.lock();
         try {
-            if (r.complete || r.kind != Request.Kind.RECV) return false;
-            MatchQueues q = contexts.get(r.context);
-            if (q != null && q.posted.remove(r)) {
-                r.cancelled = true;
-                r.succeed(r.peer, r.tag, 0);
-                return true;
-            }
-            return false;
+            if (!takeBack(r)) return false;
+            r.cancelled = true;
+            r.succeed(r.peer, r.tag, 0);
+            return true;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under the lock: removes a receive that has not matched yet from its posted queue. */
+    private boolean takeBack(Request r) {
+        if (r.complete || r.kind != Request.Kind.RECV) return false;
+        MatchQueues q = contexts.get(r.context);
+        return q != null && q.posted.remove(r);
     }
 
     // ------------------------------------------------------------------ waiting
 
     /** Progresses until {@code r} completes (spin, yield, then park; never forever on a dead peer). */
     public void await(Request r) {
+        await(r, false);
+    }
+
+    /** Progresses until {@code r} completes (true) or, with {@code untilDetected}, a failure awaits recovery (false). */
+    private boolean await(Request r, boolean untilDetected) {
         int idle = 0;
         while (!r.complete) {
+            if (untilDetected && detected) return false;
             int work = 0;
             if (lock.tryLock()) {
                 try {
@@ -471,6 +485,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
             idle = work > 0 ? 0 : pause(idle);
         }
+        return true;
     }
 
     /** Progresses once and tells whether {@code r} is complete. */
@@ -646,9 +661,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         int tag = FrameHeader.tag(h);
         MatchQueues q = queues(FrameHeader.context(h));
         int epoch = FrameHeader.epoch(h);
-        Request r = q.takePosted(source, tag, epoch);
+        Request r = q.takePosted(source, peer, tag, epoch);
+        if (q.cont) source = contSource(FrameHeader.context(h), peer, source, epoch);
         if (r == null) {
-            if (epoch < generation) return; // RESET: a message of an older epoch is never delivered
+            if (epoch < generation && !q.cont) return; // RESET: a message of an older epoch is never delivered
             MatchQueues.Unexpected u = new MatchQueues.Unexpected();
             u.type = type;
             u.source = source;
@@ -671,12 +687,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
-    private void deliverUnexpected(Request r, MatchQueues.Unexpected u) {
+    /** Delivers {@code u} to {@code r}; {@code source} is the rank its status names. */
+    private void deliverUnexpected(Request r, MatchQueues.Unexpected u, int source) {
         r.peerWorld = u.sourceWorld;
         if (u.type == FrameHeader.RTS) {
-            acceptRendezvous(r, u.source, u.tag, u.sourceWorld, u.sendId, u.length, MemorySegment.ofArray(u.data));
+            acceptRendezvous(r, source, u.tag, u.sourceWorld, u.sendId, u.length, MemorySegment.ofArray(u.data));
         } else {
-            copyIn(r, u.source, u.tag, MemorySegment.ofArray(u.data), u.data.length);
+            copyIn(r, source, u.tag, MemorySegment.ofArray(u.data), u.data.length);
             if (u.type == FrameHeader.EAGER_SYNC) ack(u.sourceWorld, u.sendId);
         }
     }
@@ -1146,6 +1163,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private volatile boolean welcomed;
     /** Comm-mode blank: recovered failed members of a communicator act as PROC_NULL. */
     private final boolean blankMode;
+    /** Message mode CONT: point-to-point traffic survives a recovery (see {@link MatchQueues#cont}). */
+    private final boolean contMode;
     /**
      * The FT-MPI generation count (epoch): the number of recoveries so far. Communicators made
      * in generation g carry epoch g in their envelopes; older messages are dropped (RESET).
@@ -1311,13 +1330,29 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             if (rebuildMode) {
                 for (int w : failedWorld) if (replacements.containsKey(w)) join(w);
             }
+            boolean[] dead = new boolean[size];
+            for (int w : failedWorld) dead[w] = true;
             for (MatchQueues q : contexts.values()) {
+                if (q.cont) { // CONT: only messages of the failed processes are discarded
+                    q.unexpected.removeIf(u -> dead[u.sourceWorld]);
+                    continue;
+                }
                 q.unexpected.removeIf(u -> u.epoch < g);
                 for (Request r : q.posted) {
                     r.fail(ErrorClass.ERR_COMM, "the communicator was invalidated by a recovery", -1);
                 }
                 q.posted.clear();
             }
+            // Communicators made before are invalid: their context ids are free again, so that
+            // communicators re-created in the same order get the same ids (spec chapter 5).
+            for (Map.Entry<Integer, Integer> e : commGeneration.entrySet()) {
+                int ctx = e.getKey();
+                if (e.getValue() < g && ctx > 2) {
+                    contextIds.remove(ctx);
+                    ftComms.remove(ctx);
+                }
+            }
+            lastQueues = null;
             boolean still = false;
             for (int w : failedOrder) still |= !recovered[w];
             detected = still;
@@ -1377,20 +1412,128 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /** World rank of the first failure no recovery covered yet, or -1. */
+    public int firstUnrecoveredFailure() {
+        lock.lock();
+        try {
+            return firstUnrecovered();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private int firstUnrecovered() {
         for (int w : failedOrder) if (!recovered[w]) return w;
         return -1;
     }
 
-    /** Fails every pending point-to-point request (FT-MPI: on a failure all communication stops). */
+    /**
+     * Fails every pending request (FT-MPI: on a failure all communication stops). Under message
+     * mode CONT only collective traffic stops; point-to-point operations with live peers stay
+     * pending and complete after the recovery (their waits raise meanwhile, see {@link
+     * #awaitUnlessDetected}).
+     */
     private void failAllPending(int errorClass, String msg, int failedRank) {
-        for (Request r : new ArrayList<>(byId.values())) r.fail(errorClass, msg, failedRank);
-        byId.clear();
-        for (Request r : pumping) r.fail(errorClass, msg, failedRank);
-        pumping.clear();
+        for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (contMode && (r.context & 1) == 0) continue;
+            it.remove();
+            r.fail(errorClass, msg, failedRank);
+        }
+        for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (contMode && (r.context & 1) == 0) continue;
+            it.remove();
+            r.fail(errorClass, msg, failedRank);
+        }
         for (MatchQueues q : contexts.values()) {
+            if (q.cont) continue;
             for (Request r : q.posted) r.fail(errorClass, msg, failedRank);
             q.posted.clear();
+        }
+    }
+
+    // ------------------------------------------------------------------ FT-MPI message mode CONT
+
+    /** Whether the job runs FT-MPI message mode CONT (job option {@code msg-mode=cont}). */
+    public boolean contMode() { return contMode; }
+
+    /**
+     * CONT: the rank a message's status names. A message of another generation carries its
+     * sender's rank of that generation; the receiver reports the sender's rank in the
+     * communicator as it is now (comm-mode SHRINK moves ranks).
+     */
+    private int contSource(int context, int sourceWorld, int source, int epoch) {
+        if (epoch == generation) return source;
+        CommFt f = ftComms.get(context & ~1);
+        return f != null && f.contains(sourceWorld) ? f.rankOf[sourceWorld] : source;
+    }
+
+    /**
+     * Progresses until {@code r} completes and returns true; under message mode CONT it also
+     * returns (false, {@code r} still pending) as soon as a failure is known that no recovery
+     * covered, so that the caller can raise and the process can take part in the recovery.
+     */
+    public boolean awaitUnlessDetected(Request r) {
+        return await(r, contMode && r.kind != Request.Kind.COLL);
+    }
+
+    /**
+     * CONT: a blocking receive interrupted by a failure. If it has not matched, it is taken back
+     * and fails with {@code message} (the application repeats it after the recovery) and this
+     * returns true; a receive that matched already receives from a live peer and completes
+     * without the application (false).
+     */
+    public boolean withdraw(Request r, String message) {
+        lock.lock();
+        try {
+            if (!takeBack(r)) return false;
+            int w = firstUnrecovered();
+            r.fail(procFailedClass, message + " (world rank " + w + " failed: " + (w >= 0 ? peerFailure[w] : "?") + ")", w);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * CONT: a blocking send interrupted by a failure returns as if buffered: what it still has
+     * to send is copied out of the caller's memory, and the send completes after the recovery
+     * when the receiver matches it. Returns false when its data is already being transferred
+     * from the caller's memory (the receiver matched; the caller waits for the end).
+     */
+    public boolean detach(Request r) {
+        lock.lock();
+        try {
+            if (r.complete) return true;
+            if (r.pinned) return false;
+            if (r.memory != null && r.capacity > 0) {
+                MemorySegment copy = Arena.ofAuto().allocate(r.capacity, 8);
+                MemorySegment.copy(r.memory, r.offset, copy, 0, r.capacity);
+                r.memory = copy;
+                r.offset = 0;
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * CONT: receives from ANY_SOURCE still posted on point-to-point contexts: the library cannot
+     * tell whether a failed process would have matched them (spec 5.1); the recovery reports them.
+     */
+    public List<Request> pendingAnySource() {
+        lock.lock();
+        try {
+            List<Request> out = new ArrayList<>();
+            for (MatchQueues q : contexts.values()) {
+                if (!q.cont) continue;
+                for (Request r : q.posted) if (r.peer == ANY_SOURCE) out.add(r);
+            }
+            return out;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -1443,7 +1586,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (context == lastContext && lastQueues != null) return lastQueues;
         MatchQueues q = contexts.get(context);
         if (q == null) {
-            q = new MatchQueues();
+            q = new MatchQueues(contMode && (context & 1) == 0);
             contexts.put(context, q);
         }
         lastContext = context;

@@ -9,6 +9,13 @@ import java.util.ArrayList;
  * <p><b>Note:</b> guarded by the engine's progress lock.
  */
 final class MatchQueues {
+    /**
+     * FT-MPI message mode CONT on a point-to-point context: the generation count is not used for
+     * matching, and a receive names its source by process (world rank), so that a message sent
+     * before a recovery matches a receive posted after it (or the other way round) even when
+     * comm-mode SHRINK changed the sender's rank. Collective contexts always match by epoch.
+     */
+    final boolean cont;
     final MatchList<Request> posted = new MatchList<>();
     final MatchList<Unexpected> unexpected = new MatchList<>();
 
@@ -22,6 +29,10 @@ final class MatchQueues {
         long sendId;
         long length;
         byte[] data;        // eager payload copy
+    }
+
+    MatchQueues(boolean cont) {
+        this.cont = cont;
     }
 
     /**
@@ -39,9 +50,14 @@ final class MatchQueues {
                 && (wantTag == Engine.ANY_TAG || wantTag == u.tag) && wantEpoch == u.epoch;
     }
 
-    Request takePosted(int source, int tag, int epoch) {
+    /** CONT: source process and tag; the epoch is ignored. */
+    static boolean matchesCont(Request r, int sourceWorld, int tag) {
+        return (r.peer == Engine.ANY_SOURCE || r.peerWorld == sourceWorld) && (r.tag == Engine.ANY_TAG || r.tag == tag);
+    }
+
+    Request takePosted(int source, int sourceWorld, int tag, int epoch) {
         for (Request r = posted.first(); r != null; r = posted.next(r)) {
-            if (matches(r, source, tag, epoch)) {
+            if (cont ? matchesCont(r, sourceWorld, tag) : matches(r, source, tag, epoch)) {
                 posted.remove(r);
                 return r;
             }
@@ -49,9 +65,13 @@ final class MatchQueues {
         return null;
     }
 
-    Unexpected findUnexpected(int source, int tag, int epoch, boolean remove) {
+    /** {@code sourceWorld} is the world rank of {@code source}, or -1 for ANY_SOURCE. */
+    Unexpected findUnexpected(int source, int sourceWorld, int tag, int epoch, boolean remove) {
         for (Unexpected u = unexpected.first(); u != null; u = unexpected.next(u)) {
-            if (matches(source, tag, epoch, u)) {
+            boolean m = cont
+                    ? (source == Engine.ANY_SOURCE || u.sourceWorld == sourceWorld) && (tag == Engine.ANY_TAG || tag == u.tag)
+                    : matches(source, tag, epoch, u);
+            if (m) {
                 if (remove) unexpected.remove(u);
                 return u;
             }

@@ -42,6 +42,8 @@ public final class Request extends MatchList.Link {
     long received;
     boolean truncated;
     Runnable onComplete;
+    /** The API object this operation belongs to, where the API needs to find it again (CONT's unresolved receives). */
+    public Object owner;
 
     // status (valid once complete)
     volatile boolean complete;

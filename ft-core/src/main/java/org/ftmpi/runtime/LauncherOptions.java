@@ -21,8 +21,6 @@ public final class LauncherOptions {
     public static final List<String> MSG_MODES = List.of("reset", "cont");
     /** FT-MPI collective modes (chapter 5.2). */
     public static final List<String> COLL_MODES = List.of("atomic", "nonatomic");
-    /** Valid mode values whose semantics are not built yet: rejected with a usage error. */
-    private static final Set<String> NOT_BUILT = Set.of("msg-mode=cont", "coll-mode=atomic");
     /** JVM options that take the next token as their value. */
     private static final Set<String> JVM_TWO_TOKEN = Set.of("--add-modules", "--add-opens",
             "--add-exports", "--add-reads", "--module-path", "-p", "--upgrade-module-path",
@@ -57,8 +55,11 @@ public final class LauncherOptions {
                                     take over failed ranks under --comm-mode rebuild; when
                                     they run out, new processes are started
               --msg-mode MODE       "reset" (default): no message of an older epoch is ever
-                                    delivered after a recovery ("cont" is not available yet)
-              --coll-mode MODE      "nonatomic" (default) ("atomic" is not available yet)
+                                    delivered after a recovery; "cont": every point-to-point
+                                    operation that returned success completes after it
+              --coll-mode MODE      "nonatomic" (default): the plain algorithms; "atomic":
+                                    every survivor gets the same outcome and receive
+                                    buffers are all correct or all untouched
               --tcp-bind ADDR       address for the controller and TCP transport
                                     (default 127.0.0.1; job option tcp-bind)
               --transports LIST     comma-separated transports to use (job option transports)
@@ -287,10 +288,6 @@ public final class LauncherOptions {
             };
             throw new UsageException("--" + key + " " + v + " is not a " + kind + " mode ("
                     + String.join(", ", valid) + ")");
-        }
-        if (NOT_BUILT.contains(key + "=" + v)) {
-            throw new UsageException("--" + key + " " + v + " is not available yet in this version"
-                    + " (see docs/fault-tolerance.md)");
         }
         return v;
     }

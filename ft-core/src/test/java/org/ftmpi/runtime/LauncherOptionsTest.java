@@ -86,7 +86,6 @@ class LauncherOptionsTest {
         assertMessage("needs a value", "-np");
         assertMessage("missing the main class", "-np", "2");
         assertMessage("after 'java'", "-np", "2", "java", "-Xmx1g");
-        assertMessage("not available yet", "-np", "2", "--msg-mode", "cont", "M");
         assertMessage("KEY=VALUE", "-np", "2", "--opt", "novalue", "M");
         assertMessage("--recovery-mode rebuild is not a recovery mode (auto, manual, ignore, abort)",
                 "-np", "2", "--recovery-mode", "rebuild", "M");
@@ -143,8 +142,8 @@ class LauncherOptionsTest {
                 "-np", "2", "--comm-mode", "grow", "M");
         assertMessage("--msg-mode nop is not a message mode (reset, cont)", "-np", "2", "--msg-mode", "nop", "M");
         assertMessage("--coll-mode x is not a collective mode (atomic, nonatomic)", "-np", "2", "--coll-mode", "x", "M");
-        assertMessage("--msg-mode cont is not available yet", "-np", "2", "--msg-mode", "cont", "M");
-        assertMessage("--coll-mode atomic is not available yet", "-np", "2", "--coll-mode", "atomic", "M");
+        assertEquals("cont", parse("-np", "2", "--msg-mode", "cont", "M").options().get("msg-mode"));
+        assertEquals("atomic", parse("-np", "2", "--coll-mode", "atomic", "M").options().get("coll-mode"));
         assertEquals("rebuild", parse("-np", "2", "--comm-mode", "rebuild", "M").options().get("comm-mode"));
         assertMessage("needs a value", "-np", "2", "--msg-mode");
     }

@@ -1,0 +1,93 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * FT-MPI modes beyond the basic recovery ({@code RecoverySystemTest}) through {@code
+ * bin/ftmpirun} with real SIGKILLs: message mode CONT and the FTMPI_* attributes (program {@code
+ * testprog.ContProbe}), comm-mode BLANK in every collective ({@code testprog.BlankCollsProbe}),
+ * ATOMIC collectives ({@code testprog.AtomicProbe}). What each program does is described there.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FtModesSystemTest {
+    private static void has(FtmpirunSystemTest.Result r, String line) {
+        assertTrue(r.out().contains(line + "\n"), "missing '" + line + "' in\n" + r.out() + r.err());
+    }
+
+    @Test
+    void contCompletesWhatReturnedSuccessAcrossAShrinkRecovery() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.ContProbe", List.of("-np", "4", "--comm-mode", "shrink",
+                        "--recovery-mode", "manual", "--msg-mode", "cont")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me : new int[] {0, 2, 3}) {
+            // recovery MANUAL (1), comm SHRINK (3), msg CONT (1), coll NONATOMIC (1), one failure, its ranks
+            has(r, "rank " + me + " attrs recovery 1 comm 3 msg 1 coll 1 failed 1 class 16 'FT-MPI recovery:"
+                    + " failed processes (ranks in MPI.COMM_WORLD before the recovery): 1'");
+            has(r, "rank " + me + " old dup class 5");
+            has(r, "rank " + me + " sum 5");
+            has(r, "rank " + me + " finalized");
+        }
+        has(r, "rank 0 blocking recv failed: class 16");
+        has(r, "rank 0 tag 13 got 1301 1302"); // the interrupted receive was taken back: nothing swallowed
+        has(r, "rank 3 test interrupted pending true");
+        has(r, "rank 3 tag 5 got 301 from 1");  // sent before the failure by process 2, now rank 1
+        has(r, "rank 3 tag 6 ok from 1");       // a rendezvous started before the failure
+        has(r, "rank 2 isend tag 6 done");
+        has(r, "rank 3 tag 14 ok from 1");      // the blocking send that was interrupted
+        has(r, "rank 3 tag 8 got 808 from 0");  // posted before the failure, sent after it
+        has(r, "rank 3 persistent got 2020 from 1");
+        has(r, "rank 3 dup tag 4 got 404 from 1"); // the re-created dup has the old dup's context id
+        has(r, "rank 0 unresolved 1 same true cancelled true");
+    }
+
+    @Test
+    void blankSkipsTheBlankInEveryCollective() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.BlankCollsProbe", List.of("-np", "4", "--comm-mode", "blank")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        int[] dense = {0, 1, -1, 2}; // position among the non-blank members 0, 1, 3
+        for (int me : new int[] {0, 1, 3}) {
+            // gatherv: the blank's segment (displacement 3) untouched; a blank root: nothing touched anywhere
+            has(r, "rank " + me + " v: gatherv " + (me == 0 ? "[100, 101, 101, -1, 103]" : "-") + " blank-root"
+                    + " [-1, -1, -1, -1, -1] scatterv " + (10 + me) + " allgatherv [200, 201, -1, 203]");
+            String a2a = "[" + me + ", " + (10 + me) + ", -1, " + (30 + me) + "]";
+            has(r, "rank " + me + " alltoall " + a2a + " alltoallv " + a2a);
+            // prefixes over 0, 1, 3 only (no invented 1 or 0 for the blank); exScan leaves the first untouched
+            int[] scan = {1, 3, 7}, exscan = {-1, 1, 3}, prod = {2, 6, 30};
+            int d = dense[me];
+            has(r, "rank " + me + " scan " + scan[d] + " exscan " + exscan[d] + " prodscan " + prod[d]
+                    + " reducescatter " + 7 * (me + 1));
+            has(r, "rank " + me + " nb: bcast 42 blank-root -1 min 5"
+                    + (me == 0 ? " gather [300, 301, -1, 303]" : "") + " scan " + scan[d]);
+            has(r, "rank " + me + " probe blank source -2 dup sum 4 split size " + (me == 0 ? 1 : 2));
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    @Test
+    void atomicCollectivesAllRaiseAndLeaveEveryReceiveBufferUntouched() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.AtomicProbe", List.of("-np", "4", "--comm-mode", "shrink",
+                        "--coll-mode", "atomic")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        int[] scan = {1, 3, 6, 10};
+        for (int me = 0; me < 4; me++) {
+            has(r, "rank " + me + " fault-free sum 6 allgather [10, 11, 12, 13] scan " + scan[me]);
+            has(r, "rank " + me + " ibarrier class 16 not available");
+        }
+        for (int me : new int[] {0, 1, 3}) {
+            // under NONATOMIC the survivors' blocks that arrived are written (e.g. [10, -1, -1, 13])
+            has(r, "rank " + me + " allgather raised, buffer [-1, -1, -1, -1]");
+            has(r, "rank " + me + " gather raised" + (me == 0 ? ", buffer [-1, -1, -1, -1]" : ""));
+            has(r, "rank " + me + " after recovery allgather [10, 11, 13]");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.ftmpi.runtime.testprog;
+
+import java.util.Arrays;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import mpi.ProcFailedException;
+import org.ftmpi.testutil.Await;
+
+/**
+ * MPI program for FT-MPI collective mode ATOMIC ({@code FtModesSystemTest}): np 4, comm-mode
+ * SHRINK, recovery MANUAL, {@code --coll-mode atomic}. Fault-free collectives give the plain
+ * results; then rank 2 dies instead of entering an allGather and a gather: every survivor raises
+ * from each (also the senders of the gather, whose own part succeeded), and no receive buffer
+ * changed (they start at -1); after the recovery the same calls succeed. Non-blocking collectives
+ * raise a clear error in this mode. Output lines start with {@code rank R}.
+ */
+public final class AtomicProbe {
+    private AtomicProbe() {}
+
+    private static final int VICTIM = 2;
+    private static int me;
+
+    public static void main(String[] args) throws Exception {
+        Intracomm w = ProbeLines.init(args);
+        me = w.getRank();
+        int[] sum = new int[1], all = ProbeLines.filled(4), scan = new int[1];
+        w.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+        w.allGather(new int[] {me + 10}, 1, MPI.INT, all, 1, MPI.INT);
+        w.scan(new int[] {me + 1}, scan, 1, MPI.INT, MPI.SUM);
+        say("fault-free sum " + sum[0] + " allgather " + Arrays.toString(all) + " scan " + scan[0]);
+        try {
+            w.iBarrier();
+            say("ibarrier returned");
+        } catch (MPIException e) {
+            say("ibarrier class " + e.getErrorClass() + (e.getMessage().contains("not available under --coll-mode atomic")
+                    ? " not available" : " " + e.getMessage()));
+        }
+        w.barrier();
+        if (me == VICTIM) Await.killSelf();
+        int[] ag = ProbeLines.filled(4);
+        try {
+            w.allGather(new int[] {me + 10}, 1, MPI.INT, ag, 1, MPI.INT);
+            say("allgather returned " + Arrays.toString(ag));
+        } catch (ProcFailedException e) {
+            say("allgather raised, buffer " + Arrays.toString(ag));
+        }
+        int[] g = ProbeLines.filled(4);
+        try {
+            w.gather(new int[] {me + 20}, 1, MPI.INT, g, 1, MPI.INT, 0);
+            say("gather returned");
+        } catch (ProcFailedException e) {
+            say("gather raised" + (me == 0 ? ", buffer " + Arrays.toString(g) : ""));
+        }
+        MPI.recover();
+        int[] after = ProbeLines.filled(3);
+        w.allGather(new int[] {me + 10}, 1, MPI.INT, after, 1, MPI.INT);
+        say("after recovery allgather " + Arrays.toString(after));
+        MPI.Finalize();
+        say("finalized");
+    }
+
+
+    private static void say(String s) {
+        ProbeLines.say(me, s);
+    }
+}

@@ -1,0 +1,32 @@
+package org.ftmpi.runtime.testprog;
+
+import java.util.Arrays;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+
+/** Helpers of the FT-MPI mode probes: their output lines and their "untouched" buffers. */
+final class ProbeLines {
+    private ProbeLines() {}
+
+    /** MPI.Init, then MPI.COMM_WORLD with errors returned (the probes catch them). */
+    static Intracomm init(String[] args) throws MPIException {
+        MPI.Init(args);
+        Intracomm w = MPI.COMM_WORLD;
+        w.setErrhandler(MPI.ERRORS_RETURN);
+        return w;
+    }
+
+    /** Prints {@code rank R s} (R: the rank in the original COMM_WORLD) and flushes. */
+    static void say(int me, String s) {
+        System.out.println("rank " + me + " " + s);
+        System.out.flush();
+    }
+
+    /** {@code n} ints of -1: a block a collective must leave alone still reads -1. */
+    static int[] filled(int n) {
+        int[] a = new int[n];
+        Arrays.fill(a, -1);
+        return a;
+    }
+}
