@@ -23,6 +23,14 @@ final class Buffers {
 
     /** Region roles: data is read from the user buffer, written into it, or both. */
     static final int SEND = 0, RECV = 1, INOUT = 2;
+    /**
+     * Roles of a point-to-point send or receive, which may {@linkplain Region#streamed stream}: a
+     * large non-dense derived type is then packed (unpacked) by the engine a fragment at a time,
+     * with no staging copy of the whole message.
+     */
+    static final int STREAM_SEND = 3, STREAM_RECV = 4;
+    /** Smallest packed message that streams (smaller ones go eager: one staging copy is cheaper). */
+    static final long STREAM_MIN_BYTES = 64 * 1024;
 
     /**
      * A memory region; for {@code boolean[]} the bytes live in a staging array that
@@ -43,6 +51,8 @@ final class Buffers {
         private long userOff;
         private int count;
         private String op;
+        /** Whether the engine packs / unpacks this region a fragment at a time ({@link #payload}); no staging. */
+        boolean streamed;
 
         Region(MemorySegment seg, long off, long bytes, boolean[] bools, int boolStart) {
             this.seg = seg;
@@ -53,9 +63,28 @@ final class Buffers {
             this.boolStage = bools == null ? null : seg;
         }
 
+        /**
+         * A fresh stream over the user's data for one send or receive of a {@link #streamed}
+         * region: packs (or unpacks) the message in order, a segment at a time, as the engine
+         * sends (or receives) its fragments.
+         */
+        org.ftmpi.p2p.PackedPayload payload(boolean receive) {
+            Convertor c = receive ? Convertor.forUnpack(type.ddt, count, user, userOff)
+                    : Convertor.forPack(type.ddt, count, user, userOff);
+            return new org.ftmpi.p2p.PackedPayload() {
+                @Override public void pack(MemorySegment dst, long offset, long n) {
+                    c.packNext(dst, offset, n);
+                }
+
+                @Override public void unpack(MemorySegment src, long offset, long n) {
+                    c.unpackNext(src, offset, n);
+                }
+            };
+        }
+
         /** Packs the user's data into the staging array again (each start of a persistent send). */
         void refill() throws MPIException {
-            if (type == null) return;
+            if (type == null || streamed) return;
             try {
                 Convertor.forPack(type.ddt, count, user, userOff).packNext(seg, 0, bytes);
             } catch (DatatypeException e) {
@@ -73,7 +102,7 @@ final class Buffers {
          * (derived types) and copies staged booleans back.
          */
         void finishReceive(long received) throws MPIException {
-            if (type != null && received > 0) {
+            if (type != null && received > 0 && !streamed) {
                 try {
                     Convertor.forUnpack(type.ddt, count, user, userOff).unpackNext(seg, 0, Math.min(received, bytes));
                 } catch (DatatypeException e) {
@@ -110,6 +139,8 @@ final class Buffers {
             throw MPIException.of(MPI.ERR_COUNT, op + ": count is negative (" + count + ")");
         }
         if (type.derived || type.pairKind != 0) return derived(buf, elementOffset, count, type, op, mode);
+        if (mode == STREAM_SEND) mode = SEND;
+        if (mode == STREAM_RECV) mode = RECV;
         long bytes = (long) count * type.sizeBytes;
         if (buf == null) {
             if (count == 0) return EMPTY;
@@ -186,6 +217,9 @@ final class Buffers {
     private static Region derived(Object buf, int elementOffset, int count, Datatype type, String op, int mode)
             throws MPIException {
         long bytes = (long) count * type.sizeBytes;
+        boolean stream = (mode == STREAM_SEND || mode == STREAM_RECV) && bytes >= STREAM_MIN_BYTES;
+        if (mode == STREAM_SEND) mode = SEND;
+        if (mode == STREAM_RECV) mode = RECV;
         if (buf == null) {
             if (bytes == 0) return EMPTY;
             throw MPIException.of(MPI.ERR_BUFFER, op + ": buf is null but count is " + count);
@@ -238,15 +272,18 @@ final class Buffers {
             if (bytes > Integer.MAX_VALUE - 8) {
                 throw MPIException.of(MPI.ERR_COUNT, op + ": " + count + " x " + type + " is more than 2 GiB packed");
             }
-            MemorySegment packed = MemorySegment.ofArray(new byte[(int) bytes]);
+            MemorySegment packed = stream ? MemorySegment.NULL : MemorySegment.ofArray(new byte[(int) bytes]);
             Region r = new Region(packed, 0, bytes, bools, boolLo);
+            r.streamed = stream;
             r.boolStage = stage;
             r.type = type;
             r.user = user;
             r.userOff = off;
             r.count = count;
             r.op = op;
-            if (mode == SEND || mode == INOUT) {
+            if (stream) {
+                r.payload(mode == RECV); // checks the buffer's bounds now, as the staging pack does
+            } else if (mode == SEND || mode == INOUT) {
                 r.refill();
             } else {
                 Convertor.forUnpack(type.ddt, count, user, off); // checks the receive buffer's bounds now

@@ -142,6 +142,28 @@ public class Comm implements Freeable, Cloneable {
         return errhandler;
     }
 
+    /**
+     * MPI_COMM_CALL_ERRHANDLER: invokes this communicator's error handler with {@code errorCode}
+     * (an error class or code, predefined or added with {@link MPI#addErrorCode}). Under
+     * {@link MPI#ERRORS_ARE_FATAL} the job aborts with that code; under {@link MPI#ERRORS_RETURN}
+     * the call returns normally, as MPI_Comm_call_errhandler returns MPI_SUCCESS once the
+     * handler has returned.
+     */
+    public final void callErrhandler(int errorCode) throws MPIException {
+        check("callErrhandler");
+        int errorClass;
+        String text;
+        try {
+            errorClass = ErrorCodes.classOf(errorCode);
+            text = ErrorCodes.string(errorCode);
+        } catch (MPIException e) {
+            throw raise(MPI.ERR_ARG, "callErrhandler: errorCode " + errorCode + " is not an error class or code"
+                    + " (predefined, or added with MPI.addErrorClass/addErrorCode)");
+        }
+        handle(new MPIException(errorCode, errorClass, "callErrhandler: error code " + errorCode
+                + (text.isEmpty() ? "" : " (" + text + ")") + " passed to the error handler of " + name));
+    }
+
     /** MPI_ABORT: ends every process of the job with {@code errorcode}. */
     public final void abort(int errorcode) throws MPIException {
         check("abort");
@@ -219,9 +241,10 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = region(buf, count, type, op, false);
-        org.ftmpi.p2p.Request r = engine.sendAndForget(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
-                g.seg, g.off, g.bytes, mode);
+        Buffers.Region g = region(buf, count, type, op, Buffers.STREAM_SEND);
+        org.ftmpi.p2p.Request r = g.streamed ? startSend(g, dest, tag, mode)
+                : engine.sendAndForget(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
+                        g.seg, g.off, g.bytes, mode);
         awaitBlocking(r, true, op);
         report(r, op);
     }
@@ -231,7 +254,7 @@ public class Comm implements Freeable, Cloneable {
         check("recv");
         checkSource("recv", source);
         checkRecvTag("recv", tag);
-        Buffers.Region g = region(buf, count, type, "recv", true);
+        Buffers.Region g = region(buf, count, type, "recv", Buffers.STREAM_RECV);
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure("recv", false);
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
         if (source == MPI.ANY_SOURCE && anySourceRule) awaitAnySource(r, "recv", true);
@@ -248,8 +271,8 @@ public class Comm implements Freeable, Cloneable {
         checkSendTag("sendRecv", sendtag);
         checkSource("sendRecv", source);
         checkRecvTag("sendRecv", recvtag);
-        Buffers.Region s = region(sendbuf, sendcount, sendtype, "sendRecv", false);
-        Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", true);
+        Buffers.Region s = region(sendbuf, sendcount, sendtype, "sendRecv", Buffers.STREAM_SEND);
+        Buffers.Region g = region(recvbuf, recvcount, recvtype, "sendRecv", Buffers.STREAM_RECV);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
         org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
         awaitBlocking(sr, true, "sendRecv");
@@ -325,7 +348,7 @@ public class Comm implements Freeable, Cloneable {
         check("iRecv");
         checkSource("iRecv", source);
         checkRecvTag("iRecv", tag);
-        Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.RECV);
+        Buffers.Region g = direct(buf, count, type, "iRecv", Buffers.STREAM_RECV);
         Request q = new Request(startRecv(g, source, tag), this, g);
         q.anySource = source == MPI.ANY_SOURCE;
         if (q.anySource) q.op.owner = q; // CONT reports it if it is still pending at a recovery
@@ -337,7 +360,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = direct(buf, count, type, op);
+        Buffers.Region g = direct(buf, count, type, op, Buffers.STREAM_SEND);
         return new Request(startSend(g, dest, tag, mode), this, null);
     }
 
@@ -377,7 +400,7 @@ public class Comm implements Freeable, Cloneable {
         check("recvInit");
         checkSource("recvInit", source);
         checkRecvTag("recvInit", tag);
-        Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.RECV);
+        Buffers.Region g = direct(buf, count, type, "recvInit", Buffers.STREAM_RECV);
         int sourceWorld = source >= 0 ? peers[source] : -1, since = epoch;
         Prequest[] self = new Prequest[1];
         Prequest p = new Prequest(this, g, () -> {
@@ -396,7 +419,7 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         checkDest(op, dest);
         checkSendTag(op, tag);
-        Buffers.Region g = direct(buf, count, type, op);
+        Buffers.Region g = direct(buf, count, type, op, Buffers.STREAM_SEND);
         int destWorld = dest >= 0 ? peers[dest] : -1, since = epoch;
         return new Prequest(this, null, () -> {
             check("start");
@@ -797,7 +820,7 @@ public class Comm implements Freeable, Cloneable {
     final void intraOnly(String op) throws MPIException {
         if (this instanceof Intercomm) {
             throw raise(MPI.ERR_COMM, op + ": not available on the intercommunicator " + name
-                    + " (MPI_IN_PLACE forms, iDup and ULFM agreement/shrink are intracommunicator-only here;"
+                    + " (MPI_IN_PLACE forms and ULFM agreement/shrink are intracommunicator-only here;"
                     + " see docs/api-coverage.md)");
         }
     }
@@ -2111,12 +2134,15 @@ public class Comm implements Freeable, Cloneable {
     }
 
     org.ftmpi.p2p.Request startSend(Buffers.Region g, int dest, int tag, int mode) {
-        return engine.send(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, tag,
-                g.seg, g.off, g.bytes, mode);
+        int w = dest >= 0 ? peers[dest] : -1;
+        if (g.streamed) return engine.sendPacked(context, epoch, rank, dest, w, tag, g.payload(false), g.bytes, mode);
+        return engine.send(context, epoch, rank, dest, w, tag, g.seg, g.off, g.bytes, mode);
     }
 
     org.ftmpi.p2p.Request startRecv(Buffers.Region g, int source, int tag) {
-        return engine.receive(context, epoch, source, source >= 0 ? peers[source] : -1, tag, g.seg, g.off, g.bytes);
+        int w = source >= 0 ? peers[source] : -1;
+        if (g.streamed) return engine.receivePacked(context, epoch, source, w, tag, g.payload(true), g.bytes);
+        return engine.receive(context, epoch, source, w, tag, g.seg, g.off, g.bytes);
     }
 
     /** Reserves space in the attached buffer, copies the message there, and sends the copy. */

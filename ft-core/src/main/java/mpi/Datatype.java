@@ -407,7 +407,11 @@ public class Datatype implements Freeable, Cloneable {
     }
 
     /** Number of basic elements in {@code bytes} of packed data, or {@code MPI.UNDEFINED}. */
-    final int elements(long bytes) {
+    final long elements(long bytes) {
+        if (!derived && pairKind == 0) { // predefined: elements of the base type (2 per complex)
+            if (baseBytes == 0) return bytes == 0 ? 0 : MPI.UNDEFINED;
+            return bytes % baseBytes != 0 ? MPI.UNDEFINED : bytes / baseBytes;
+        }
         org.ftmpi.ddt.TypeSignature sig = ddt.signature();
         if (sizeBytes == 0) return bytes == 0 ? 0 : MPI.UNDEFINED;
         long n = bytes / sizeBytes * sig.elements();
@@ -419,7 +423,23 @@ public class Datatype implements Freeable, Cloneable {
             rem -= k * s;
             if (k < sig.count(r)) break;
         }
-        return rem != 0 || n > Integer.MAX_VALUE ? MPI.UNDEFINED : (int) n;
+        return rem != 0 ? MPI.UNDEFINED : n;
+    }
+
+    /** Bytes of packed data that hold {@code count} basic elements (the inverse of {@link #elements}). */
+    final long bytesOfElements(long count) {
+        if (!derived && pairKind == 0) return count * baseBytes;
+        org.ftmpi.ddt.TypeSignature sig = ddt.signature();
+        long per = sig.elements();
+        if (per == 0) return 0;
+        long bytes = count / per * sizeBytes;
+        long rem = count % per;
+        for (int r = 0; r < sig.runs() && rem > 0; r++) {
+            long k = Math.min(sig.count(r), rem);
+            bytes += k * sig.type(r).size();
+            rem -= k;
+        }
+        return bytes;
     }
 
     private String nullName() {

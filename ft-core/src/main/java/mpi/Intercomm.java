@@ -105,7 +105,7 @@ public final class Intercomm extends Comm {
                 boolean reserved = candidate > 2 && e.reserveContext(candidate);
                 long[] busy = {reserved ? 0 : 1};
                 try {
-                    allMax(hidden, busy, op);
+                    allMax(hidden, hidden.channel(), busy, op);
                     long[] other = leaderSwap(hidden, leader, busy, viaPeer, op);
                     busy[0] = Math.max(busy[0], other[0]);
                 } catch (MPIException ex) {
@@ -171,7 +171,7 @@ public final class Intercomm extends Comm {
         int seq = nextCreation();
         Intracomm l = local.dupIntra(op);
         try {
-            int id = agreeInter(op, K_DUP, seq);
+            int id = agreeInter(op, K_DUP, seq, blocking());
             Intercomm c = new Intercomm();
             c.bindInter(l, id, peers, name + ".dup", errhandler);
             c.hints = hints;
@@ -184,6 +184,34 @@ public final class Intercomm extends Comm {
     }
 
     /**
+     * MPI_COMM_IDUP on an intercommunicator: returns at once an intercommunicator that is usable
+     * once {@link #getRequest()} completes; the duplication (of the hidden local communicator,
+     * then of the intercommunicator's context) runs on this intercommunicator's schedule with the
+     * non-blocking collectives' tags, so blocking collectives started meanwhile do not disturb it.
+     */
+    @Override
+    public Intercomm iDup() throws MPIException {
+        String op = "iDup";
+        check(op);
+        int seq = nextCreation(), localSeq = local.nextCreation(); // at the call, in call order
+        Intercomm c = new Intercomm();
+        c.attrs = attrs.copy(); // at the call, as MPI_COMM_IDUP copies attributes
+        c.hints = hints;
+        c.request = submit(op, l -> {
+            int localId = local.agreeContext(op, K_DUP, true, localSeq, l.inside);
+            Intracomm l2 = local.initDerived(new Intracomm(), localId, local.rank, local.world, local.name + ".idup");
+            try {
+                int id = agreeInter(op, K_DUP, seq, l);
+                c.bindInter(l2, id, peers, name + ".idup", errhandler);
+            } catch (MPIException ex) {
+                l2.free();
+                throw ex;
+            }
+        });
+        return c;
+    }
+
+    /**
      * MPI_INTERCOMM_MERGE: an intracommunicator of both groups; the group that passed
      * {@code high = false} comes first. If both groups pass the same value, the group whose
      * rank 0 has the lower world rank comes first. Collective over both groups.
@@ -191,14 +219,14 @@ public final class Intercomm extends Comm {
     public Intracomm merge(boolean high) throws MPIException {
         check("merge");
         int seq = nextCreation();
-        long[] other = leaderSwap(local, 0, new long[] {high ? 1 : 0}, m -> interSwap("merge", m), "merge");
+        long[] other = leaderSwap(local, 0, new long[] {high ? 1 : 0}, m -> interSwap("merge", m, blocking()), "merge");
         boolean remoteHigh = other[0] != 0;
         boolean localFirst = high == remoteHigh ? lowGroup : !high;
         int[] members = new int[world.length + peers.length];
         int[] first = localFirst ? world : peers, second = localFirst ? peers : world;
         System.arraycopy(first, 0, members, 0, first.length);
         System.arraycopy(second, 0, members, first.length, second.length);
-        int id = agreeInter("merge", K_MERGE, seq);
+        int id = agreeInter("merge", K_MERGE, seq, blocking());
         return derived(id, localFirst ? rank : peers.length + rank, members, name + ".merge");
     }
 
@@ -223,6 +251,12 @@ public final class Intercomm extends Comm {
      * leader through {@code swap}; every member gets the other group's array.
      */
     static long[] leaderSwap(Intracomm group, int leader, long[] mine, Swap swap, String op) throws MPIException {
+        return leaderSwap(group, group.channel(), leader, mine, swap, op);
+    }
+
+    /** {@link #leaderSwap} whose broadcasts inside the group run over {@code inside}. */
+    private static long[] leaderSwap(Intracomm group, Channel inside, int leader, long[] mine, Swap swap, String op)
+            throws MPIException {
         long[] theirs = null;
         MPIException failed = null;
         if (group.rank == leader) {
@@ -233,27 +267,28 @@ public final class Intercomm extends Comm {
             }
         }
         long[] len = {theirs == null ? -1 : theirs.length};
-        bcastLongs(group, len, leader, op);
+        bcastLongs(group, inside, len, leader, op);
         if (len[0] < 0) {
             if (failed != null) throw failed;
             throw group.raise(MPI.ERR_OTHER, op + ": the leader (rank " + leader + " of " + group.name
                     + ") could not exchange with the other group (see the error raised there)");
         }
         if (theirs == null) theirs = new long[(int) len[0]];
-        bcastLongs(group, theirs, leader, op);
+        bcastLongs(group, inside, theirs, leader, op);
         return theirs;
     }
 
-    private static void bcastLongs(Intracomm group, long[] a, int root, String op) throws MPIException {
+    private static void bcastLongs(Intracomm group, Channel inside, long[] a, int root, String op)
+            throws MPIException {
         if (a.length == 0) return;
-        group.runColl(op, () -> collectives().bcast(group.channel(), MemorySegment.ofArray(a), root));
+        group.runColl(op, () -> collectives().bcast(inside, MemorySegment.ofArray(a), root));
     }
 
-    /** Element-wise MAX of {@code v} over {@code group}, in place. */
-    private static void allMax(Intracomm group, long[] v, String op) throws MPIException {
+    /** Element-wise MAX of {@code v} over {@code group} (its channel {@code inside}), in place. */
+    private static void allMax(Intracomm group, Channel inside, long[] v, String op) throws MPIException {
         Reducer max = MPI.MAX.reducer(MPI.LONG, op);
         MemorySegment in = MemorySegment.ofArray(v.clone());
-        group.runColl(op, () -> collectives().allReduce(group.channel(), in, MemorySegment.ofArray(v), v.length, max));
+        group.runColl(op, () -> collectives().allReduce(inside, in, MemorySegment.ofArray(v), v.length, max));
     }
 
     /** The leaders' exchange at creation: length, then the array, over the peer communicator with the user's tag. */
@@ -266,17 +301,16 @@ public final class Intercomm extends Comm {
     }
 
     /** The leaders' exchange on an existing intercommunicator (local rank 0 with remote rank 0). */
-    private long[] interSwap(String op, long[] mine) throws MPIException {
+    private long[] interSwap(String op, long[] mine, Links l) throws MPIException {
         long[] n = new long[1];
-        exchange(op, MemorySegment.ofArray(new long[] {mine.length}), MemorySegment.ofArray(n), T_LEN);
+        exchange(op, MemorySegment.ofArray(new long[] {mine.length}), MemorySegment.ofArray(n), T_LEN, l);
         long[] theirs = new long[(int) n[0]];
-        exchange(op, MemorySegment.ofArray(mine), MemorySegment.ofArray(theirs), T_SWAP);
+        exchange(op, MemorySegment.ofArray(mine), MemorySegment.ofArray(theirs), T_SWAP, l);
         return theirs;
     }
 
     /** Sends {@code out} to and receives {@code in} from remote rank 0 (this is local rank 0). */
-    private void exchange(String op, MemorySegment out, MemorySegment in, int tag) throws MPIException {
-        Links l = blocking();
+    private void exchange(String op, MemorySegment out, MemorySegment in, int tag, Links l) throws MPIException {
         runColl(op, () -> awaitAll(engine, recvFrom(l, 0, tag, in), sendTo(l, 0, tag, out)));
     }
 
@@ -284,14 +318,14 @@ public final class Intercomm extends Comm {
      * Agrees on a context id derived from this intercommunicator's id and creation sequence,
      * free at every member of both groups (as {@link Comm#agreeContext} does for one group).
      */
-    private int agreeInter(String op, int kind, int seq) throws MPIException {
+    private int agreeInter(String op, int kind, int seq, Links l) throws MPIException {
         for (int attempt = 0; ; attempt++) {
             int candidate = deriveContext(context, seq, attempt);
             boolean reserved = candidate > 2 && engine.reserveContext(candidate);
             long[] v = {candidate, -candidate, kind, -kind, reserved ? 0 : 1};
             try {
-                allMax(local, v, op);
-                long[] other = leaderSwap(local, 0, v, m -> interSwap(op, m), op);
+                allMax(local, l.inside, v, op);
+                long[] other = leaderSwap(local, l.inside, 0, v, m -> interSwap(op, m, l), op);
                 for (int i = 0; i < v.length; i++) v[i] = Math.max(v[i], other[i]);
             } catch (MPIException ex) {
                 if (reserved) engine.releaseContext(candidate);

@@ -96,6 +96,59 @@ public class Intracomm extends Comm {
         return derived(id, newRank, members, name + ".create");
     }
 
+    /** Tags of {@link #createGroup}'s agreement: {@code T_CREATE_GROUP + (tag mod 2^14) * 2^16 + step}. */
+    private static final int T_CREATE_GROUP = 1 << 30;
+
+    /**
+     * MPI_COMM_CREATE_GROUP: a communicator of the processes of {@code group} (a subset of this
+     * communicator's group), collective over {@code group} only: the other members of this
+     * communicator do not take part. {@code tag} tells apart concurrent calls on this
+     * communicator (the members of one call pass the same tag). A process that is not in
+     * {@code group}, or an empty group, gets {@code null} (MPI_COMM_NULL) at once.
+     */
+    public final Intracomm createGroup(Group group, int tag) throws MPIException {
+        String op = "createGroup";
+        check(op);
+        if (group == null || group.isNull()) throw raise(MPI.ERR_GROUP, op + ": group is null or freed");
+        if (tag < 0 || tag > MPI.TAG_UB_VALUE) throw raise(MPI.ERR_TAG, op + ": tag " + tag + " is negative");
+        int[] members = group.worldRanks(op).clone();
+        Set<Integer> mine = new HashSet<>();
+        for (int w : world) mine.add(w);
+        for (int w : members) {
+            if (!mine.contains(w)) {
+                throw raise(MPI.ERR_GROUP, op + ": group contains world rank " + w + ", which is not in " + name);
+            }
+        }
+        int newRank = -1;
+        for (int i = 0; i < members.length; i++) if (members[i] == world[rank]) newRank = i;
+        if (newRank < 0) return null;
+        // Members derive candidates from this id, the group and the tag; the agreement runs over
+        // the group alone (this communicator's collective context, tags of their own).
+        int key = java.util.Arrays.hashCode(members) * 31 + tag;
+        org.ftmpi.coll.Channel ch = Schedule.subgroupChannel(this, members, newRank,
+                T_CREATE_GROUP + ((tag & 0x3FFF) << 16));
+        for (int attempt = 0; ; attempt++) {
+            int candidate = deriveContext(context, 0x200000 ^ key, attempt);
+            boolean reserved = candidate > 2 && engine.reserveContext(candidate);
+            long[] v = {candidate, -candidate, tag, -tag, key, -key, reserved ? 0 : 1};
+            MemorySegment in = MemorySegment.ofArray(v.clone());
+            Reducer max = MPI.MAX.reducer(MPI.LONG, op);
+            try {
+                runColl(op, () -> collectives().allReduce(ch, in, MemorySegment.ofArray(v), v.length, max));
+            } catch (MPIException e) {
+                if (reserved) engine.releaseContext(candidate);
+                throw e;
+            }
+            if (v[0] != -v[1] || v[2] != -v[3] || v[4] != -v[5]) {
+                if (reserved) engine.releaseContext(candidate);
+                throw raise(MPI.ERR_COMM, op + ": the members of the group did not pass the same group and tag,"
+                        + " or did not call createGroup on " + name + " in the same order");
+            }
+            if (v[6] == 0) return derived(candidate, newRank, members, name + ".createGroup(" + tag + ")");
+            if (reserved) engine.releaseContext(candidate);
+        }
+    }
+
     /** MPI_COMM_DUP_WITH_INFO: a duplicate whose hints are those of {@code info}. */
     @Override
     public Intracomm dupWithInfo(Info info) throws MPIException {

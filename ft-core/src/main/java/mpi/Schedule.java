@@ -40,14 +40,24 @@ final class Schedule {
 
     Schedule(Comm comm) {
         this.engine = comm.engine;
-        Channel c = new OffsetChannel(comm.engine, comm.context + 1, comm.epoch, comm.rank, comm.world);
+        Channel c = offsetChannel(comm);
         // comm-mode BLANK: over the non-blank members only, as the blocking forms (Comm.cc())
         this.channel = comm.live == null ? c : new BlankColls.Dense(c, comm.live, comm.rank);
     }
 
     /** A channel over {@code c}'s collective context with tags offset by {@link #TAG_OFFSET}. */
     static Channel offsetChannel(Comm c) {
-        return new OffsetChannel(c.engine, c.context + 1, c.epoch, c.rank, c.world);
+        return new OffsetChannel(c.engine, c.context + 1, c.epoch, c.rank, c.world, TAG_OFFSET);
+    }
+
+    /**
+     * A channel over {@code c}'s collective context among the processes {@code members} (world
+     * ranks, a subset of {@code c}'s group; this process is member {@code rank}) with tags offset
+     * by {@code tagOffset}: a collective over a subgroup that the other members do not join
+     * ({@code Intracomm.createGroup}).
+     */
+    static Channel subgroupChannel(Comm c, int[] members, int rank, int tagOffset) {
+        return new OffsetChannel(c.engine, c.context + 1, c.epoch, rank, members, tagOffset);
     }
 
     /** Queues {@code body}; the returned request completes when it has run, with its error if any. */
@@ -98,19 +108,20 @@ final class Schedule {
         }
     }
 
-    /** A collective channel whose tags are shifted by {@link #TAG_OFFSET}. */
-    private record OffsetChannel(Engine engine, int context, int epoch, int rank, int[] world) implements Channel {
+    /** A collective channel over the processes {@code world} whose tags are shifted by {@code offset}. */
+    private record OffsetChannel(Engine engine, int context, int epoch, int rank, int[] world, int offset)
+            implements Channel {
         @Override public int size() { return world.length; }
 
         @Override
         public org.ftmpi.p2p.Request send(int dest, int tag, MemorySegment data) {
-            return engine.send(context, epoch, rank, dest, world[dest], TAG_OFFSET + tag, data, 0, data.byteSize(),
+            return engine.send(context, epoch, rank, dest, world[dest], offset + tag, data, 0, data.byteSize(),
                     org.ftmpi.p2p.Request.STANDARD);
         }
 
         @Override
         public org.ftmpi.p2p.Request receive(int source, int tag, MemorySegment into) {
-            return engine.receive(context, epoch, source, world[source], TAG_OFFSET + tag, into, 0, into.byteSize());
+            return engine.receive(context, epoch, source, world[source], offset + tag, into, 0, into.byteSize());
         }
 
         @Override

@@ -298,6 +298,7 @@ public final class Convertor {
         final long[] offs = g.off, lens = g.len, strides = g.stride, counts = g.count, ostrides = g.ostride,
                 ocounts = g.ocount;
         final int n = g.n;
+        final boolean singles = g.singles;
         final long instances = passInstances[0];
         final MemorySegment usr = user;
         final double[] ud = userDoubles;
@@ -314,6 +315,26 @@ public final class Convertor {
                 op = 0;
                 inst++;
                 continue;
+            }
+            if (singles && b == 0 && (raw || (ud != null && rawExt))) {
+                // irregular single blocks: one tight loop over the ops (no two-level cursor, no
+                // per-block dispatch); a block that does not fit is left to the general path
+                long at = base + inst * extent, e = extOff + done, room = max - done;
+                int j = op;
+                if (raw) {
+                    for (long l; j < n && (l = lens[j]) <= room; j++, e += l, room -= l) {
+                        Raw.copy(ua + at + offs[j], ea + e, l);
+                    }
+                } else {
+                    for (long l; j < n && (l = lens[j]) <= room; j++, e += l, room -= l) {
+                        Raw.copyOutD(ud, at + offs[j], ea + e, l);
+                    }
+                }
+                done = max - room;
+                op = j;
+                if (op == n || done == max) {
+                    continue;
+                }
             }
             long len = lens[op];
             long addr = base + inst * extent + offs[op] + oi * ostrides[op] + ii * strides[op];
@@ -422,6 +443,7 @@ public final class Convertor {
         final long[] offs = g.off, lens = g.len, strides = g.stride, counts = g.count, ostrides = g.ostride,
                 ocounts = g.ocount;
         final int n = g.n;
+        final boolean singles = g.singles;
         final long instances = passInstances[0];
         final MemorySegment usr = user;
         final double[] ud = userDoubles;
@@ -438,6 +460,26 @@ public final class Convertor {
                 op = 0;
                 inst++;
                 continue;
+            }
+            if (singles && b == 0 && (raw || (ud != null && rawExt))) {
+                // irregular single blocks: one tight loop over the ops (no two-level cursor, no
+                // per-block dispatch); a block that does not fit is left to the general path
+                long at = base + inst * extent, e = extOff + done, room = max - done;
+                int j = op;
+                if (raw) {
+                    for (long l; j < n && (l = lens[j]) <= room; j++, e += l, room -= l) {
+                        Raw.copy(ea + e, ua + at + offs[j], l);
+                    }
+                } else {
+                    for (long l; j < n && (l = lens[j]) <= room; j++, e += l, room -= l) {
+                        Raw.copyInD(ea + e, ud, at + offs[j], l);
+                    }
+                }
+                done = max - room;
+                op = j;
+                if (op == n || done == max) {
+                    continue;
+                }
             }
             long len = lens[op];
             long addr = base + inst * extent + offs[op] + oi * ostrides[op] + ii * strides[op];

@@ -32,6 +32,8 @@ final class Program {
     /** Number of blocks in one instance. */
     final long blocks;
     private final boolean words8;
+    /** Every op is one block (count 1, one outer iteration): irregular layouts such as indexed types and structs. */
+    final boolean singles;
 
     Program(int n, long[] off, long[] len, long[] stride, long[] count, long[] ostride, long[] ocount,
             BasicType[] type) {
@@ -52,6 +54,11 @@ final class Program {
         this.bytes = b;
         this.blocks = k;
         this.words8 = computeWords8();
+        boolean one = true;
+        for (int j = 0; j < n; j++) {
+            one &= count[j] == 1 && ocount[j] == 1;
+        }
+        this.singles = one;
     }
 
     /** The ops of this typed program whose type is {@code t}, in order. */

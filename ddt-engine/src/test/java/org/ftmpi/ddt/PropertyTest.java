@@ -95,6 +95,16 @@ class PropertyTest {
                 at += (int) c.packNext(got, at, Math.min(segs[2], got.length - at));
             }
             assertArrayEquals(expected, got, what + " double[]");
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) { // double[] -> native (raw kernels)
+                MemorySegment out = arena.allocate(Math.max(1, expected.length));
+                Convertor n = Convertor.forPack(t, count, dm, base / 8, o);
+                long pos = 0;
+                while (!n.done()) {
+                    pos += n.packNext(out, pos, Math.min(segs[2], expected.length - pos));
+                }
+                assertArrayEquals(expected, out.asSlice(0, expected.length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                        what + " double[] to native");
+            }
         }
         // unpack
         byte[] refMem = new byte[mem.length];
@@ -135,6 +145,20 @@ class PropertyTest {
             byte[] out = new byte[mem.length];
             java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().put(dm);
             assertArrayEquals(refMem, out, what + " unpack double[]");
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) { // native -> double[] (raw kernels)
+                MemorySegment src = arena.allocate(Math.max(1, expected.length));
+                MemorySegment.copy(MemorySegment.ofArray(expected), 0, src, 0, expected.length);
+                double[] dn = new double[mem.length / 8];
+                Convertor n = Convertor.forUnpack(t, count, dn, base / 8, o);
+                long pos = 0;
+                while (!n.done()) {
+                    long k = Math.min(segs[3], expected.length - pos);
+                    pos += n.unpackNext(src, pos, k);
+                }
+                byte[] out2 = new byte[mem.length];
+                java.nio.ByteBuffer.wrap(out2).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().put(dn);
+                assertArrayEquals(refMem, out2, what + " unpack native to double[]");
+            }
         }
     }
 

@@ -217,7 +217,17 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Request send(int context, int epoch, int myRank, int dest, int destWorld, int tag,
                         MemorySegment memory, long offset, long length, int mode) {
-        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, length, mode, false);
+        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, null, length, mode, false);
+    }
+
+    /**
+     * {@link #send} of a message whose {@code length} bytes {@code packed} produces a segment
+     * at a time: an eager message is packed into a scratch buffer when sent, a rendezvous one
+     * fragment by fragment as the transport takes them (never the whole message at once).
+     */
+    public Request sendPacked(int context, int epoch, int myRank, int dest, int destWorld, int tag,
+                              PackedPayload packed, long length, int mode) {
+        return send(context, epoch, myRank, dest, destWorld, tag, null, 0, packed, length, mode, false);
     }
 
     /**
@@ -228,14 +238,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Request sendAndForget(int context, int epoch, int myRank, int dest, int destWorld, int tag,
                                  MemorySegment memory, long offset, long length, int mode) {
-        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, length, mode, true);
+        return send(context, epoch, myRank, dest, destWorld, tag, memory, offset, null, length, mode, true);
     }
 
     /** The completed, successful send that {@link #sendAndForget} returns; never changes. */
     private final Request SENT = Request.completedSend(this);
 
     private Request send(int context, int epoch, int myRank, int dest, int destWorld, int tag,
-                         MemorySegment memory, long offset, long length, int mode, boolean forget) {
+                         MemorySegment memory, long offset, PackedPayload packed, long length, int mode,
+                         boolean forget) {
         lock.lock();
         try {
             if (forget && dest >= 0 && length <= eagerLimit[destWorld] && mode != Request.SYNC && !peerFailed[destWorld]
@@ -262,6 +273,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
             if (failIfUnusable(r)) return r;
             try {
+                if (packed != null && length <= eagerLimit[destWorld]) {
+                    memory = packScratch(packed, length);
+                    offset = 0;
+                }
                 if (length <= eagerLimit[destWorld] && mode != Request.SYNC) {
                     writeFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, 0, length,
                             memory, offset, (int) length);
@@ -273,9 +288,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 } else {
                     r.memory = memory;
                     r.offset = offset;
+                    r.packed = packed;
                     byId.put(r.id, r);
                     int inline = rndvInline[destWorld];
                     r.sent = inline; // the CTS asks for the rest
+                    if (packed != null && inline > 0) {
+                        memory = packScratch(packed, inline);
+                        offset = 0;
+                    }
                     writeFrame(destWorld, FrameHeader.RTS, context, myRank, tag, epoch, r.id, 0, length,
                             inline > 0 ? memory : null, offset, inline);
                 }
@@ -351,6 +371,17 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Request receive(int context, int epoch, int source, int sourceWorld, int tag,
                            MemorySegment memory, long offset, long capacity) {
+        return receive(context, epoch, source, sourceWorld, tag, memory, offset, null, capacity);
+    }
+
+    /** {@link #receive} into {@code packed}, which takes the message a fragment at a time as it arrives. */
+    public Request receivePacked(int context, int epoch, int source, int sourceWorld, int tag,
+                                 PackedPayload packed, long capacity) {
+        return receive(context, epoch, source, sourceWorld, tag, null, 0, packed, capacity);
+    }
+
+    private Request receive(int context, int epoch, int source, int sourceWorld, int tag,
+                            MemorySegment memory, long offset, PackedPayload packed, long capacity) {
         lock.lock();
         try {
             Request r = newRequest(Request.Kind.RECV);
@@ -361,6 +392,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             r.tag = tag;
             r.memory = memory;
             r.offset = offset;
+            r.packed = packed;
             r.capacity = capacity;
             if (source == PROC_NULL) {
                 r.succeed(PROC_NULL, ANY_TAG, 0);
@@ -686,7 +718,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     private void copyIn(Request r, int source, int tag, MemorySegment payload, long length) {
         long n = Math.min(length, r.capacity);
-        if (n > 0) MemorySegment.copy(payload, 0, r.memory, r.offset, n);
+        if (n > 0) place(r, 0, payload, n);
         if (length > r.capacity) {
             r.statusSource = source;
             r.statusTag = tag;
@@ -711,7 +743,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         r.expected = Math.min(length, r.capacity);
         r.truncated = length > r.capacity;
         long first = Math.min(inline.byteSize(), r.expected);
-        if (first > 0) MemorySegment.copy(inline, 0, r.memory, r.offset, first);
+        if (first > 0) place(r, 0, inline, first);
         r.received = first;
         if (r.truncated) {
             r.errorClass = ErrorClass.ERR_TRUNCATE;
@@ -753,7 +785,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         long at = FrameHeader.length(h);
         long n = payload.byteSize();
         if ((FrameHeader.flags(h) & FrameHeader.FLAG_PLACED) == 0) {
-            MemorySegment.copy(payload, 0, r.memory, r.offset + at, n);
+            place(r, at, payload, n);
         }
         r.received += n;
         if (r.received >= r.expected) {
@@ -770,12 +802,29 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     public MemorySegment placement(int peer, MemorySegment h) {
         if (FrameHeader.type(h) != FrameHeader.DATA || peerFailed[peer]) return null;
         Request r = byId.get(FrameHeader.recvRequest(h));
-        if (r == null || r.peerWorld != peer) return null;
+        if (r == null || r.peerWorld != peer || r.packed != null) return null;
         long at = FrameHeader.length(h);
         int n = FrameHeader.payloadLength(h);
         if (at < 0 || n < 0 || at + n > r.expected) return null;
         return r.memory.asSlice(r.offset + at, n);
     }
+
+    /** Puts {@code n} received bytes of {@code r}'s message, starting at byte {@code at}, where they belong. */
+    private static void place(Request r, long at, MemorySegment src, long n) {
+        if (r.packed != null) r.packed.unpack(src, 0, n); // fragments arrive in order: at == bytes so far
+        else MemorySegment.copy(src, 0, r.memory, r.offset + at, n);
+    }
+
+    /** Reused buffer the next {@code n} bytes of a packed send are packed into before the transport copies them. */
+    private MemorySegment packScratch(PackedPayload packed, long n) {
+        MemorySegment s = scratch;
+        if (s == null || s.byteSize() < n) scratch = s = MemorySegment.ofArray(new byte[(int) Math.max(n, 64 * 1024)]);
+        packed.pack(s, 0, n);
+        return s;
+    }
+
+    /** {@link #packScratch}'s buffer (grows to the largest eager message or fragment packed). */
+    private MemorySegment scratch;
 
     /**
      * Streams DATA fragments of matched rendezvous sends while the transports take them. Large
@@ -796,7 +845,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             try {
                 while (s.sent < s.toSend && t.backlogBytes(peer) < frag) {
                     int n = (int) Math.min(frag, s.toSend - s.sent);
-                    if (n >= pinnedMin[peer] && s.memory.isNative()) {
+                    if (s.packed != null) {
+                        writeFrame(peer, FrameHeader.DATA, 0, 0, 0, 0, s.id, s.remoteId, s.sent,
+                                packScratch(s.packed, n), 0, n);
+                    } else if (n >= pinnedMin[peer] && s.memory.isNative()) {
                         FrameHeader.write(header, FrameHeader.DATA, 0, 0, 0, 0, n, sequence[peer]++,
                                 s.id, s.remoteId, s.sent);
                         t.sendPinned(peer, header, s.memory, s.offset + s.sent, n);

@@ -28,6 +28,8 @@ public final class Request extends MatchList.Link {
     // user memory
     MemorySegment memory;
     long offset;
+    /** The message data when it is not contiguous memory ({@link #memory} is then unused). */
+    PackedPayload packed;
     long capacity;     // SEND: message length; RECV: buffer capacity
 
     int mode;
@@ -113,6 +115,7 @@ public final class Request extends MatchList.Link {
 
     private void finish() {
         memory = null;
+        packed = null;
         COMPLETE.setRelease(this, true); // publishes the status; no full fence on the message path
         engine.requestDone();
         if (onComplete != null) onComplete.run();

@@ -173,4 +173,64 @@ class AttributesAndErrorsTest {
             }
         });
     }
+
+    @Test
+    void callErrhandlerReturnsUnderErrorsReturnAndChecksTheCode() throws Exception {
+        int code = MPI.addErrorCode(MPI.ERR_OTHER);
+        LocalJob.run(2, world -> {
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            world.callErrhandler(MPI.ERR_COMM); // MPI_Comm_call_errhandler returns MPI_SUCCESS
+            world.callErrhandler(code);
+            MPIException e = assertThrows(MPIException.class, () -> world.callErrhandler(-3));
+            assertEquals(MPI.ERR_ARG, e.getErrorClass());
+            assertTrue(e.getMessage().contains("errorCode -3"), e.getMessage());
+            Intracomm d = world.dup();
+            assertSame(MPI.ERRORS_RETURN, d.getErrhandler());
+            d.free();
+            assertEquals(MPI.ERR_COMM, assertThrows(MPIException.class, () -> d.callErrhandler(MPI.ERR_ARG)).getErrorClass());
+            world.barrier();
+        });
+    }
+
+    @Test
+    void statusSettersAndLargeCounts() throws Exception {
+        LocalJob.run(2, world -> {
+            int me = world.getRank();
+            Datatype pair = Datatype.createContiguous(2, MPI.INT);
+            pair.commit();
+            if (me == 0) {
+                world.send(new int[6], 6, MPI.INT, 1, 3);
+            } else {
+                Status s = world.recv(new int[6], 6, MPI.INT, 0, 3);
+                assertEquals(6, s.getElements(MPI.INT));
+                assertEquals(new Count(6), s.getElementsX(MPI.INT));
+                assertEquals(3, s.getCount(pair));
+                s.setElements(MPI.INT, 10);
+                assertEquals(10, s.getElements(MPI.INT));
+                assertEquals(5, s.getCount(pair));
+                s.setElementsX(pair, new Count(3)); // 3 basic elements: one whole pair and a half
+                assertEquals(3, s.getElementsX(pair).getCount());
+                assertEquals(MPI.UNDEFINED, s.getCount(pair));
+                assertFalse(s.isCancelled());
+                s.setCancelled(true);
+                assertTrue(s.isCancelled());
+                assertEquals(MPI.ERR_COUNT, assertThrows(MPIException.class, () -> s.setElements(MPI.INT, -1)).getErrorClass());
+                assertEquals(MPI.ERR_COUNT, assertThrows(MPIException.class, () -> s.setElementsX(MPI.INT, null)).getErrorClass());
+                assertEquals(MPI.ERR_TYPE, assertThrows(MPIException.class, () -> s.getElementsX(null)).getErrorClass());
+                // a count beyond an int: getElements says UNDEFINED, getElementsX the value
+                s.setElementsX(MPI.LONG, new Count(3_000_000_000L));
+                assertEquals(MPI.UNDEFINED, s.getElements(MPI.LONG));
+                assertEquals(3_000_000_000L, s.getElementsX(MPI.LONG).getCount());
+            }
+            pair.free();
+        });
+        Count a = new Count(5), b = new Count(7);
+        assertTrue(a.compareTo(b) < 0);
+        assertTrue(b.compareTo(a) > 0);
+        assertEquals(0, a.compareTo(new Count(5)));
+        a.setCount(7);
+        assertEquals(b, a);
+        assertEquals(b.hashCode(), a.hashCode());
+        assertNotEquals(a, 7L);
+    }
 }

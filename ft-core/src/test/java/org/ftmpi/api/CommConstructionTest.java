@@ -138,4 +138,46 @@ class CommConstructionTest {
             again.free();
         });
     }
+
+    @Test
+    void createGroupIsCollectiveOverTheGroupOnly() throws Exception {
+        LocalJob.run(7, world -> {
+            int me = world.getRank();
+            Group all = world.getGroup();
+            Group evens = all.incl(new int[] {0, 2, 4, 6});
+            Group odds = all.incl(new int[] {5, 3, 1}); // group order, not parent order
+            // Evens and odds build their communicators at the same time; nobody else takes part.
+            Intracomm c = world.createGroup(me % 2 == 0 ? evens : odds, me % 2 == 0 ? 0 : 9);
+            int[] expect = me % 2 == 0 ? new int[] {0, 2, 4, 6} : new int[] {5, 3, 1};
+            assertEquals(expect.length, c.getSize());
+            assertEquals(indexOf(expect, me), c.getRank());
+            int[] members = new int[c.getSize()];
+            c.allGather(new int[] {me}, 1, MPI.INT, members, 1, MPI.INT);
+            assertArrayEquals(expect, members);
+            // Processes outside the group get MPI_COMM_NULL without communicating.
+            assertNull(me % 2 == 0 ? world.createGroup(odds, 3) : world.createGroup(evens, 3));
+            assertNull(world.createGroup(MPI.GROUP_EMPTY, 0));
+            // A second call with the same group and tag makes a distinct communicator.
+            Intracomm again = world.createGroup(me % 2 == 0 ? evens : odds, me % 2 == 0 ? 0 : 9);
+            assertEquals(MPI.CONGRUENT, Comm.compare(c, again));
+            int[] sum = new int[1];
+            again.allReduce(new int[] {1}, sum, 1, MPI.INT, MPI.SUM);
+            assertEquals(expect.length, sum[0]);
+            world.barrier(); // the parent is still consistent
+            again.free();
+            c.free();
+
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            MPIException e = assertThrows(MPIException.class, () -> world.createGroup(evens, -1));
+            assertEquals(MPI.ERR_TAG, e.getErrorClass());
+            assertTrue(e.getMessage().contains("tag -1"), e.getMessage());
+            assertEquals(MPI.ERR_GROUP, assertThrows(MPIException.class, () -> world.createGroup(null, 0)).getErrorClass());
+            Intracomm half = world.split(me < 3 ? 0 : 1, me);
+            Group fromWorld = all.incl(new int[] {1, 5});
+            MPIException notSubset = assertThrows(MPIException.class, () -> half.createGroup(fromWorld, 0));
+            assertEquals(MPI.ERR_GROUP, notSubset.getErrorClass());
+            assertTrue(notSubset.getMessage().contains("createGroup"), notSubset.getMessage());
+            half.free();
+        });
+    }
 }

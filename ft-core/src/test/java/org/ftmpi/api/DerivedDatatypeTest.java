@@ -508,4 +508,73 @@ class DerivedDatatypeTest {
         b.put(values).clear();
         return b;
     }
+
+    /**
+     * Messages of a non-dense type far above the eager limits and the fragment size go out and
+     * come in a fragment at a time (no staging copy): every point-to-point form, receives posted
+     * before and after the send (the rendezvous' inline part from the unexpected queue), a
+     * truncated receive, and the same type on both ends in different shapes.
+     */
+    @Test
+    void largeNonDenseMessagesStreamInEveryPointToPointForm() throws Exception {
+        int n = 300_000; // 2.4 MB packed: several 512 KiB fragments after the inline part
+        LocalJob.run(2, world -> {
+            int me = world.getRank(), other = 1 - me;
+            Datatype every2nd = committed(Datatype.createVector(n, 1, 2, MPI.DOUBLE));
+            Datatype every3rd = committed(Datatype.createVector(n, 1, 3, MPI.DOUBLE));
+            double[] src = new double[2 * n];
+            for (int i = 0; i < src.length; i++) src[i] = me * 1e7 + i;
+            // blocking, receive posted late (unexpected rendezvous) and early
+            if (me == 0) {
+                world.send(src, 1, every2nd, 1, 1);
+                world.sSend(src, 1, every2nd, 1, 2);
+            } else {
+                assertEquals(n, world.probe(0, 1).getElements(MPI.DOUBLE)); // the RTS waits unexpected
+                double[] dst = new double[3 * n];
+                Status s = world.recv(dst, 1, every3rd, 0, 1);
+                assertEquals(n, s.getElements(MPI.DOUBLE));
+                for (int i = 0; i < n; i++) assertEquals(2.0 * i, dst[3 * i], "element " + i);
+                assertEquals(0.0, dst[1]);
+                java.util.Arrays.fill(dst, 0);
+                world.recv(dst, 1, every3rd, 0, 2);
+                for (int i = 0; i < n; i += 997) assertEquals(2.0 * i, dst[3 * i]);
+            }
+            // non-blocking and persistent, direct buffers, both directions at once
+            java.nio.DoubleBuffer out = MPI.newDoubleBuffer(2 * n), in = MPI.newDoubleBuffer(2 * n);
+            out.put(0, src);
+            Request r = world.iRecv(in, 1, every2nd, other, 3);
+            Request q = world.iSend(out, 1, every2nd, other, 3);
+            Request.waitAll(new Request[] {r, q});
+            for (int i = 0; i < n; i += 499) assertEquals(other * 1e7 + 2 * i, in.get(2 * i));
+            assertEquals(0.0, in.get(1));
+            Prequest ps = world.sendInit(out, 1, every2nd, other, 4);
+            Prequest pr = world.recvInit(in, 1, every2nd, other, 4);
+            for (int round = 0; round < 2; round++) {
+                out.put(2 * (n - 1), round + 0.5);
+                pr.start();
+                ps.start();
+                Request.waitAll(new Request[] {pr, ps});
+                assertEquals(round + 0.5, in.get(2 * (n - 1)));
+            }
+            ps.free();
+            pr.free();
+            // sendRecv, and a receive too small for the message: ERR_TRUNCATE with the part that fits
+            double[] got = new double[2 * n];
+            world.sendRecv(src, 1, every2nd, other, 5, got, 1, every2nd, other, 5);
+            assertEquals(other * 1e7 + 2 * (n - 1), got[2 * (n - 1)]);
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            if (me == 0) {
+                world.send(src, 1, every2nd, 1, 6);
+            } else {
+                Datatype half = committed(Datatype.createVector(n / 2, 1, 2, MPI.DOUBLE));
+                double[] small = new double[n];
+                MPIException e = assertThrows(MPIException.class, () -> world.recv(small, 1, half, 0, 6));
+                assertEquals(MPI.ERR_TRUNCATE, e.getErrorClass());
+                assertEquals(2.0 * (n / 2 - 1), small[2 * (n / 2 - 1)]);
+                half.free();
+            }
+            every2nd.free();
+            every3rd.free();
+        });
+    }
 }

@@ -408,14 +408,57 @@ class IntercommTest {
             assertEquals(MPI.ERR_COMM, e.getErrorClass());
             e = assertThrows(MPIException.class, () -> ic.iAllReduce(MPI.newIntBuffer(1), 1, MPI.INT, MPI.SUM));
             assertEquals(MPI.ERR_COMM, e.getErrorClass()); // in place
-            e = assertThrows(MPIException.class, () -> ic.iDup());
-            assertEquals(MPI.ERR_COMM, e.getErrorClass());
             e = assertThrows(MPIException.class, () -> ic.shrink());
             assertEquals(MPI.ERR_COMM, e.getErrorClass());
             e = assertThrows(MPIException.class, () -> ic.neighborAllGather(x, 1, MPI.INT, x, 1, MPI.INT));
             assertEquals(MPI.ERR_TOPOLOGY, e.getErrorClass());
             ic.free();
             half.free();
+        });
+    }
+
+    @Test
+    void iDupCompletesWhileBlockingCollectivesRunOnTheOriginal() throws Exception {
+        int[] colour = {0, 1, 1, 0, 1};
+        LocalJob.run(5, world -> {
+            int me = world.getRank();
+            Intercomm ic = join(world, colour);
+            int key = Comm.createKeyval();
+            ic.setAttr(key, "kept");
+            Intercomm d = ic.iDup(); // usable once its request completes
+            // Blocking traffic on the original before waiting does not disturb the duplication.
+            ic.barrier();
+            int[] sum = new int[1];
+            ic.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            d.getRequest().waitFor();
+            assertTrue(d.isInter());
+            assertEquals(ic.getSize(), d.getSize());
+            assertEquals(ic.getRemoteSize(), d.getRemoteSize());
+            assertEquals(ic.getRank(), d.getRank());
+            assertEquals(MPI.CONGRUENT, Comm.compare(ic, d));
+            assertEquals("kept", d.getAttr(key));
+            // The duplicate has contexts of its own: the same tag on both never crosses.
+            int m = d.getRemoteSize();
+            for (int j = 0; j < m; j++) {
+                d.send(new int[] {1000 + me}, 1, MPI.INT, j, 4);
+                ic.send(new int[] {me}, 1, MPI.INT, j, 4);
+            }
+            int[] rw = remoteWorld(ic, world);
+            for (int j = 0; j < m; j++) {
+                int[] a = new int[1], b = new int[1];
+                ic.recv(a, 1, MPI.INT, j, 4);
+                d.recv(b, 1, MPI.INT, j, 4);
+                assertEquals(rw[j], a[0]);
+                assertEquals(1000 + rw[j], b[0]);
+            }
+            int[] other = new int[1];
+            d.allReduce(new int[] {me}, other, 1, MPI.INT, MPI.SUM);
+            int remoteSum = 0;
+            for (int w : rw) remoteSum += w;
+            assertEquals(remoteSum, other[0]); // an intercommunicator allreduce gives the other group's sum
+            d.free();
+            ic.free();
+            Comm.freeKeyval(key);
         });
     }
 }

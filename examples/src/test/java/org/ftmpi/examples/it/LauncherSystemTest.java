@@ -62,6 +62,19 @@ class LauncherSystemTest {
     }
 
     @Test
+    void lessCommonOpenMpiCallsRunAndCallErrhandlerAbortsUnderErrorsAreFatal(@TempDir Path dir) throws Exception {
+        Files.copy(Launch.ROOT.resolve("examples/openmpi-java/CommExtras.java"), dir.resolve("CommExtras.java"));
+        Launch.Result c = Launch.run(dir, 120, "mpijavac", "CommExtras.java");
+        assertEquals(0, c.exit(), c.toString());
+        Launch.Result r = Launch.run(dir, 120, "ftmpirun", "-np", "4", "java", "CommExtras");
+        assertTrue(r.out().contains("CommExtras: all ranks OK"), r.toString());
+        assertNotEquals(0, r.exit(), r.toString());
+        assertTrue(r.err().contains("callErrhandler"), r.toString());
+        assertTrue(r.err().contains("MPI_ERR_OTHER"), r.toString());
+        assertFalse(r.out().contains("survived"), r.toString());
+    }
+
+    @Test
     void sigkillOfOneRankAbortsTheJobNamingItAndLeavesNoProcess() throws Exception {
         Launch.Result r = Launch.run(Launch.ROOT, 60, "ftmpirun", "-np", "4", "-cp", Launch.testClasspath(),
                 "org.ftmpi.examples.it.KillOneRank");
