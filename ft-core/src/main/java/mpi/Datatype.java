@@ -200,13 +200,18 @@ public class Datatype implements Freeable, Cloneable {
     public static Datatype createSubarray(int[] sizes, int[] subsizes, int[] starts, int order, Datatype oldType)
             throws MPIException {
         org.ftmpi.ddt.Datatype o = arg(oldType, "createSubarray", "oldType");
-        org.ftmpi.ddt.Datatype.Order ord = switch (order) {
+        org.ftmpi.ddt.Datatype.Order ord = order(order, "createSubarray");
+        return build("createSubarray", oldType, () -> org.ftmpi.ddt.Datatype.subarray(sizes, subsizes, starts, ord, o));
+    }
+
+    /** {@link MPI#ORDER_C} or {@link MPI#ORDER_FORTRAN} as the engine's order; else {@code ERR_ARG} naming {@code op}. */
+    private static org.ftmpi.ddt.Datatype.Order order(int order, String op) throws MPIException {
+        return switch (order) {
             case MPI.ORDER_C -> org.ftmpi.ddt.Datatype.Order.C;
             case MPI.ORDER_FORTRAN -> org.ftmpi.ddt.Datatype.Order.FORTRAN;
-            default -> throw MPIException.of(MPI.ERR_ARG, "createSubarray: order " + order
+            default -> throw MPIException.of(MPI.ERR_ARG, op + ": order " + order
                     + " is neither MPI.ORDER_C nor MPI.ORDER_FORTRAN");
         };
-        return build("createSubarray", oldType, () -> org.ftmpi.ddt.Datatype.subarray(sizes, subsizes, starts, ord, o));
     }
 
     /**
@@ -221,12 +226,7 @@ public class Datatype implements Freeable, Cloneable {
     public static Datatype createDarray(int size, int rank, int[] gsizes, int[] distribs, int[] dargs,
                                         int[] psizes, int order, Datatype oldType) throws MPIException {
         org.ftmpi.ddt.Datatype o = arg(oldType, "createDarray", "oldType");
-        org.ftmpi.ddt.Datatype.Order ord = switch (order) {
-            case MPI.ORDER_C -> org.ftmpi.ddt.Datatype.Order.C;
-            case MPI.ORDER_FORTRAN -> org.ftmpi.ddt.Datatype.Order.FORTRAN;
-            default -> throw MPIException.of(MPI.ERR_ARG, "createDarray: order " + order
-                    + " is neither MPI.ORDER_C nor MPI.ORDER_FORTRAN");
-        };
+        org.ftmpi.ddt.Datatype.Order ord = order(order, "createDarray");
         if (distribs == null) throw MPIException.of(MPI.ERR_ARG, "createDarray: distribs is null");
         org.ftmpi.ddt.Datatype.Distribution[] d = new org.ftmpi.ddt.Datatype.Distribution[distribs.length];
         for (int i = 0; i < d.length; i++) {

@@ -46,30 +46,42 @@ public class Request implements Freeable {
 
     /** MPI_WAIT: blocks until the operation is complete and returns its status. */
     public final Status waitStatus() throws MPIException {
-        org.ftmpi.p2p.Request o = op;
-        if (o == null) return emptyStatus();
-        if (anySource && comm.anySourceRule) comm.awaitAnySource(o, "wait", false);
-        else if (!o.engine().awaitUnlessDetected(o)) throw comm.contInterrupted("wait");
-        return finish();
+        return awaitOp() ? finish() : emptyStatus();
     }
 
     /** MPI_WAIT without a status (none is made). */
     public final void waitFor() throws MPIException {
+        if (awaitOp()) release();
+    }
+
+    /**
+     * Waits until the active operation is complete (ULFM's ANY_SOURCE rule; CONT: raises while a
+     * failure awaits recovery); false when the request is not active.
+     */
+    private boolean awaitOp() throws MPIException {
         org.ftmpi.p2p.Request o = op;
-        if (o == null) return;
+        if (o == null) return false;
         if (anySource && comm.anySourceRule) comm.awaitAnySource(o, "wait", false);
         else if (!o.engine().awaitUnlessDetected(o)) throw comm.contInterrupted("wait");
-        release();
+        return true;
     }
 
     /** MPI_TEST: the status if the operation is complete, {@code null} otherwise. */
     public final Status testStatus() throws MPIException {
+        if (op == null) return emptyStatus();
+        return testOp() ? finish() : null;
+    }
+
+    /**
+     * One progress step for the active operation: whether it is complete; raises under ULFM's
+     * ANY_SOURCE rule and, in CONT, while a failure awaits recovery.
+     */
+    private boolean testOp() throws MPIException {
         org.ftmpi.p2p.Request o = op;
-        if (o == null) return emptyStatus();
-        if (o.engine().test(o)) return finish();
+        if (o.engine().test(o)) return true;
         if (anySource && comm.unacknowledgedFailure()) throw comm.anySourceFailure("test", true);
         if (comm.contInterrupts()) throw comm.contInterrupted("test");
-        return null;
+        return false;
     }
 
     /**
@@ -87,15 +99,10 @@ public class Request implements Freeable {
 
     /** MPI_TEST without a status (none is made). */
     public final boolean test() throws MPIException {
-        org.ftmpi.p2p.Request o = op;
-        if (o == null) return true;
-        if (o.engine().test(o)) {
-            release();
-            return true;
-        }
-        if (anySource && comm.unacknowledgedFailure()) throw comm.anySourceFailure("test", true);
-        if (comm.contInterrupts()) throw comm.contInterrupted("test");
-        return false;
+        if (op == null) return true;
+        if (!testOp()) return false;
+        release();
+        return true;
     }
 
     boolean isActive() {
