@@ -42,6 +42,13 @@ public final class Controller implements AutoCloseable {
          * or a death the controller may not have seen itself).
          */
         void failureReported(int reporter, int rank, long procId, String how);
+
+        /**
+         * Comm-mode rebuild: the warm spare {@code spareProcId}, ready now, was handed {@code rank},
+         * which waited for it ({@link #assignSpare(int, boolean)}).
+         */
+        default void spareAssigned(int rank, long spareProcId) {
+        }
     }
 
     private final int size;
@@ -57,6 +64,8 @@ public final class Controller implements AutoCloseable {
     private final boolean[] exited;
     /** Warm spares connected and waiting (ftmpirun -sp), in arrival order. */
     private final List<Conn> idleSpares = new ArrayList<>();
+    /** Failed ranks waiting for a warm spare that is still starting, in failure order. */
+    private final java.util.ArrayDeque<Integer> waitingForSpare = new java.util.ArrayDeque<>();
     /** Ranks whose replacement was started and has not registered yet (comm-mode rebuild). */
     private final boolean[] replacing;
     private final List<Conn> all = new ArrayList<>();
@@ -140,17 +149,36 @@ public final class Controller implements AutoCloseable {
 
     /**
      * Comm-mode rebuild with warm spares: hands {@code rank} to the first waiting spare (ASSIGN)
-     * and returns its process id, or -1 when no spare is waiting.
+     * and returns its process id, or -1 when no spare is waiting. With {@code wait}, a rank that
+     * finds none ready is queued and goes to the next spare that becomes ready
+     * ({@link Events#spareAssigned}), unless {@link #cancelSpareWait} takes it back first.
      */
-    public synchronized long assignSpare(int rank) {
+    public synchronized long assignSpare(int rank, boolean wait) {
         while (!idleSpares.isEmpty()) {
             Conn c = idleSpares.remove(0);
             if (c.socket.isClosed()) continue;
-            replace(rank, c.spareProcId);
-            c.trySend(new org.ftmpi.runtime.wire.PayloadWriter().putInt(rank).toFrame(FrameType.ASSIGN));
+            assign(rank, c);
             return c.spareProcId;
         }
+        if (wait) waitingForSpare.add(rank);
         return -1;
+    }
+
+    private void assign(int rank, Conn spare) {
+        replace(rank, spare.spareProcId);
+        spare.trySend(new org.ftmpi.runtime.wire.PayloadWriter().putInt(rank).toFrame(FrameType.ASSIGN));
+    }
+
+    /** Takes {@code rank} off the queue of ranks waiting for a spare; false if a spare took it. */
+    public synchronized boolean cancelSpareWait(int rank) {
+        return waitingForSpare.remove(rank);
+    }
+
+    /** Takes every rank off the queue of ranks waiting for a spare and returns them. */
+    public synchronized List<Integer> cancelSpareWaits() {
+        List<Integer> l = List.copyOf(waitingForSpare);
+        waitingForSpare.clear();
+        return l;
     }
 
     /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
@@ -269,11 +297,18 @@ public final class Controller implements AutoCloseable {
             case FrameType.SPARE -> {
                 if (c.rank >= 0 || c.spareProcId != 0) throw new IOException("unexpected SPARE");
                 long id = f.reader().getLong();
+                int rank = -1;
                 synchronized (this) {
                     c.spareProcId = id;
-                    if (!closed) idleSpares.add(c);
+                    if (!closed && !waitingForSpare.isEmpty()) {
+                        rank = waitingForSpare.poll();
+                        assign(rank, c);
+                    } else if (!closed) {
+                        idleSpares.add(c);
+                    }
                 }
                 console.log("warm spare (process id " + id + ") is ready");
+                if (rank >= 0) events.spareAssigned(rank, id);
             }
             case FrameType.FINALIZE -> {
                 requireRank(c, f);

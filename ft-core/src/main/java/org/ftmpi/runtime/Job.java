@@ -58,6 +58,13 @@ final class Job implements Controller.Events {
     /** Replacements started so far, and the limit (job option {@code max-respawns}, default unlimited). */
     private int respawns;
     private final int maxRespawns;
+    /**
+     * How long a failed rank waits for a warm spare that is still starting (job option
+     * {@code spare-wait}, ms) before a new process is started instead: a spare that has started
+     * is ahead of a new process, unless it hangs.
+     */
+    private final long spareWaitMs;
+    static final long DEFAULT_SPARE_WAIT_MS = 10_000;
     /** Next process id: never reused, replacements continue after the initial ranks. */
     private long nextProcId;
     private String host;
@@ -100,6 +107,7 @@ final class Job implements Controller.Events {
         recovering = recoversFromFailure(spec.options());
         rebuild = recovering && "rebuild".equals(spec.options().get("comm-mode"));
         maxRespawns = Integer.parseInt(spec.options().getOrDefault("max-respawns", Integer.toString(Integer.MAX_VALUE)));
+        spareWaitMs = Long.parseLong(spec.options().getOrDefault("spare-wait", Long.toString(DEFAULT_SPARE_WAIT_MS)));
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -271,6 +279,12 @@ final class Job implements Controller.Events {
                     console.message("warm spare (process id " + id + ", pid " + p.pid() + ") "
                             + ExitStatus.describe(p.exitValue()) + "; " + spares.size() + " spare(s) left");
                 }
+                if (spares.isEmpty() && !ending) {
+                    for (int r : controller.cancelSpareWaits()) {
+                        console.message("no warm spare is left for rank " + r + "; starting a new process");
+                        startReplacement(r);
+                    }
+                }
                 return;
             }
             for (int r = 0; r < n; r++) if (procs[r] == p) rank = r;
@@ -412,21 +426,66 @@ final class Job implements Controller.Events {
             return;
         }
         replaced[rank] = true;
-        long spare = controller.assignSpare(rank);
-        Process p = spare >= 0 ? spares.remove(spare) : null;
-        if (p != null) {
-            procIds[rank] = spare;
-            declaredFailed[rank] = false;
-            procs[rank] = p;
-            assignedSpares.add(p);
-            running++;
-            console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid() + ", process id "
-                    + spare + "); " + spares.size() + " spare(s) left");
+        // spares not handed out are either ready (assignSpare takes one) or still starting
+        boolean starting = !spares.isEmpty() && spareWaitMs > 0;
+        long spare = controller.assignSpare(rank, starting);
+        if (spare >= 0) {
+            takeOver(rank, spare);
+        } else if (starting) {
+            console.message("no warm spare is ready for rank " + rank + " yet; it waits for one of the "
+                    + spares.size() + " starting (at most " + spareWaitMs + " ms)");
+            timer.schedule(() -> spareWaitOver(rank), spareWaitMs, TimeUnit.MILLISECONDS);
+        } else {
+            if (spec.options().containsKey("spares")) {
+                console.message("no warm spare is ready for rank " + rank + "; starting a new process");
+            }
+            startReplacement(rank);
+        }
+    }
+
+    /** Rank {@code rank} is run by the warm spare {@code spare}, which the controller sent ASSIGN. */
+    private synchronized void takeOver(int rank, long spare) {
+        Process p = spares.remove(spare);
+        if (p == null || ending) {
+            if (p == null && !ending) {
+                console.message("the warm spare for rank " + rank + " (process id " + spare
+                        + ") ended; starting a new process");
+                startReplacement(rank);
+            }
             return;
         }
-        if (spec.options().containsKey("spares")) {
-            console.message("no warm spare is ready for rank " + rank + "; starting a new process");
+        procIds[rank] = spare;
+        declaredFailed[rank] = false;
+        procs[rank] = p;
+        assignedSpares.add(p);
+        running++;
+        console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid() + ", process id "
+                + spare + "); " + spares.size() + " spare(s) left");
+    }
+
+    @Override
+    public void spareAssigned(int rank, long spareProcId) {
+        try {
+            takeOver(rank, spareProcId);
+        } catch (RuntimeException e) {
+            internalError(e);
         }
+    }
+
+    /** The spare-wait of {@code rank} is over: if no spare took it yet, a new process does. */
+    private synchronized void spareWaitOver(int rank) {
+        if (!ending && controller.cancelSpareWait(rank)) {
+            console.message("no warm spare became ready for rank " + rank + " within " + spareWaitMs
+                    + " ms; starting a new process");
+            startReplacement(rank);
+        }
+    }
+
+    /**
+     * Starts a new process (new process id) for the failed {@code rank}, or, without resources,
+     * aborts the job.
+     */
+    private synchronized void startReplacement(int rank) {
         String why = null;
         if (respawns >= maxRespawns) {
             why = "no resources to replace rank " + rank + " (max-respawns " + maxRespawns + " reached)";

@@ -53,7 +53,9 @@ public final class LauncherOptions {
                                     status still names the dead rank)
               -sp S, --spares S     start S warm spare JVMs (loaded, connected, waiting) that
                                     take over failed ranks under --comm-mode rebuild; when
-                                    they run out, new processes are started
+                                    they run out, new processes are started; a rank that
+                                    fails while spares still start waits for one (at most
+                                    --opt spare-wait=MS, default 10000)
               --msg-mode MODE       "reset" (default): no message of an older epoch is ever
                                     delivered after a recovery; "cont": every point-to-point
                                     operation that returned success completes after it
@@ -208,6 +210,12 @@ public final class LauncherOptions {
         options.put("hb-timeout", Long.toString(hbTimeout));
         if (np < 0) {
             throw new UsageException("missing -np N (number of ranks)");
+        }
+        for (String k : List.of("max-respawns", "spare-wait")) {
+            String v = options.get(k);
+            if (v != null && !v.matches("\\d{1,9}")) {
+                throw new UsageException("job option " + k + " needs a whole number >= 0, got '" + v + "'");
+            }
         }
         if (options.containsKey("spares") && !"rebuild".equals(options.get("comm-mode"))) {
             throw new UsageException("-sp (warm spares) needs --comm-mode rebuild");

@@ -146,6 +146,12 @@ class LauncherOptionsTest {
         assertEquals("atomic", parse("-np", "2", "--coll-mode", "atomic", "M").options().get("coll-mode"));
         assertEquals("rebuild", parse("-np", "2", "--comm-mode", "rebuild", "M").options().get("comm-mode"));
         assertMessage("needs a value", "-np", "2", "--msg-mode");
+        assertEquals("0", parse("-np", "2", "--comm-mode", "rebuild", "--opt", "spare-wait=0", "M").options()
+                .get("spare-wait"));
+        assertMessage("job option spare-wait needs a whole number >= 0, got '-5'",
+                "-np", "2", "--comm-mode", "rebuild", "--opt", "spare-wait=-5", "M");
+        assertMessage("job option max-respawns needs a whole number >= 0, got 'many'",
+                "-np", "2", "--comm-mode", "rebuild", "--opt", "max-respawns=many", "M");
     }
 
     @Test
