@@ -615,7 +615,9 @@ final class Job implements Controller.Events {
     public void abortRequested(int rank, int code, String reason) {
         int dead = -1;
         try {
-            dead = deadUnfinalizedRank(rank);
+            // Under recovery an MPI_Abort is the program's own decision, not a survivor's error
+            // about a peer's death: it ends the job as asked.
+            if (abortOnFailure) dead = deadUnfinalizedRank(rank);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -623,7 +625,8 @@ final class Job implements Controller.Events {
             if (ending) {
                 return;
             }
-            if (dead >= 0) {
+            if (dead >= 0 && !declaredFailed[dead]) {
+                declaredFailed[dead] = true;
                 reportDeathAndAbort(dead, procs[dead], procs[dead].exitValue());
                 return;
             }

@@ -114,6 +114,16 @@ class RecoverySystemTest {
     }
 
     @Test
+    void anMpiAbortAfterARecoveredFailureEndsTheJob() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "shrink",
+                "--recovery-mode", "auto"), "abort-after", "2"));
+        assertEquals(7, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 0 called MPI_Abort with code 7"), r.err());
+        assertEquals(1, r.err().lines().filter(l -> l.contains("rank 2 (pid")).count(), "the death is reported once: " + r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    @Test
     void rebuildReplacesTheFailedRankWithANewProcess() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "--comm-mode", "rebuild",
                 "--recovery-mode", "auto"), "rebuild", "2"));

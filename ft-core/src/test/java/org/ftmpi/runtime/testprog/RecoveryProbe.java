@@ -27,6 +27,8 @@ import mpi.Status;
  * <li>{@code during VICTIM VICTIM2}: VICTIM dies; VICTIM2 dies in its recovery listener, that is
  *     inside the recovery (recovery auto);</li>
  * <li>{@code all}: every rank kills itself;</li>
+ * <li>{@code abort-after VICTIM}: recovery auto from VICTIM's death, then rank 0 calls
+ *     {@code MPI_Abort(7)} and the others wait to be ended by it;</li>
  * <li>{@code crashing-replacement VICTIM}: as {@code rebuild}, but every replacement exits 1
  *     before {@code MPI.Init}.</li>
  * </ul>
@@ -106,6 +108,16 @@ public final class RecoveryProbe {
                 }
                 if (mode.equals("dup")) world.dup();
                 else MPI.recover();
+            }
+            case "abort-after" -> { // recover (auto) from VICTIM's death, then rank 0 aborts the job
+                try {
+                    world.allReduce(new int[] {1}, new int[1], 1, MPI.INT, MPI.SUM);
+                } catch (ProcFailedException e) {
+                    say("caught class " + e.getErrorClass() + " size " + world.getSize());
+                }
+                world.barrier();
+                if (me == 0) world.abort(7);
+                Await.endedFromOutside(); // the others wait to be ended by the abort
             }
             case "auto", "rebuild" -> {
                 try {
