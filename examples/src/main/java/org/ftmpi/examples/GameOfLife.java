@@ -109,7 +109,7 @@ public final class GameOfLife {
 
     /** Every rank (survivors and replacements) rolls back to the agreed checkpoint. */
     private void rollBack() throws MPIException {
-        BuddyCheckpoint.State s = ckpt.restore(world);
+        DisklessCheckpoint.State s = ckpt.restore(world);
         if (s == null) { // failed before the first checkpoint: start again
             initial();
         } else {

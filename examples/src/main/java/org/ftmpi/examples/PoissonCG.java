@@ -12,7 +12,7 @@ import mpi.ProcFailedException;
  *
  * <pre>
  * bin/ftmpirun -np 4 --comm-mode shrink --recovery-mode auto --inject rank=2,at-call=300 \
- *     org.ftmpi.examples.PoissonCG [N checkpointEvery tolerance]
+ *     org.ftmpi.examples.PoissonCG [N checkpointEvery tolerance [buddy|rs|rs:M]]
  * </pre>
  *
  * Solves {@code A x = b} for the 5-point Laplacian on an {@code N x N} grid (default 128, zero
@@ -21,7 +21,9 @@ import mpi.ProcFailedException;
  * b}. The grid rows are split in blocks over the ranks; each iteration exchanges one boundary row
  * with each neighbour and makes two {@code allReduce} dot products. Every {@code checkpointEvery}
  * iterations (default 25; 0: none, the fault-free baseline) the ranks keep their blocks of
- * {@code x, r, p} in memory with a buddy copy at the next rank ({@link BuddyCheckpoint}). When a
+ * {@code x, r, p} in memory with a buddy copy at the next rank ({@link BuddyCheckpoint}), or with
+ * {@code rs:M} protected by M Reed-Solomon parity shards per stripe spread over the ranks
+ * ({@link RsCheckpoint}: survives any M failures between two checkpoints). When a
  * rank dies, SHRINK leaves the survivors a smaller COMM_WORLD (their old order); they roll back
  * to the newest checkpoint they all hold, <i>redistribute</i> the rows over the survivors and
  * continue. Rank 0 prints the iterations, the error against {@code x*} (the same as without a
@@ -32,7 +34,7 @@ public final class PoissonCG {
     private final Intracomm world = MPI.COMM_WORLD;
     private final int grid, every;
     private final double tolerance;
-    private final BuddyCheckpoint ckpt;
+    private final DisklessCheckpoint ckpt;
     private int lo, n; // my first grid row and my row count
     private double[] x, r, p, q, b;
     private final double[] ghostUp, ghostDown, bottom;
@@ -41,11 +43,11 @@ public final class PoissonCG {
     private long calls;
     private boolean started;
 
-    private PoissonCG(int grid, int every, double tolerance) {
+    private PoissonCG(int grid, int every, double tolerance, int parity) {
         this.grid = grid;
         this.every = every;
         this.tolerance = tolerance;
-        this.ckpt = new BuddyCheckpoint(3, grid * grid, 4);
+        this.ckpt = parity > 0 ? new RsCheckpoint(3, grid * grid, 4, parity) : new BuddyCheckpoint(3, grid * grid, 4);
         this.ghostUp = new double[grid];
         this.ghostDown = new double[grid];
         this.bottom = new double[grid];
@@ -60,11 +62,13 @@ public final class PoissonCG {
         } catch (NumberFormatException e) {
             tol = -1;
         }
-        if (grid < MPI.COMM_WORLD.getSize() || every < 0 || !(tol > 0 && tol < 1)) {
-            FtExample.usage("PoissonCG [N checkpointEvery tolerance]: need N >= ranks, checkpointEvery >= 0,"
-                    + " 0 < tolerance < 1; got " + String.join(" ", args));
+        int parity = args.length > 3 ? parity(args[3]) : 0;
+        if (grid < MPI.COMM_WORLD.getSize() || every < 0 || !(tol > 0 && tol < 1) || parity < 0) {
+            FtExample.usage("PoissonCG [N checkpointEvery tolerance buddy|rs|rs:M]: need N >= ranks, checkpointEvery"
+                    + " >= 0, 0 < tolerance < 1, checkpoint buddy (default), rs (Reed-Solomon, 1 parity) or rs:M"
+                    + " (M >= 1 parity); got " + String.join(" ", args));
         }
-        PoissonCG cg = new PoissonCG(grid, every, tol);
+        PoissonCG cg = new PoissonCG(grid, every, tol, parity);
         cg.startMillis = System.currentTimeMillis();
         int failures = FtExample.runRecovering(cg::solve);
         if (cg.world.getRank() == 0) {
@@ -77,6 +81,14 @@ public final class PoissonCG {
     }
 
     private final double[] result = new double[2];
+
+    /** 0 for "buddy", M for "rs:M" ("rs": 1), -1 for anything else. */
+    private static int parity(String how) {
+        if (how.equals("buddy")) return 0;
+        if (how.equals("rs")) return 1;
+        if (how.matches("rs:[1-9]\\d{0,2}")) return Integer.parseInt(how.substring(3));
+        return -1;
+    }
 
     private void solve(boolean rollBack) throws MPIException {
         layout();
@@ -145,7 +157,7 @@ public final class PoissonCG {
 
     /** Survivors roll back to the agreed checkpoint and take their rows under the new layout. */
     private void rollBack() throws MPIException {
-        BuddyCheckpoint.State s = ckpt.restore(world);
+        DisklessCheckpoint.State s = ckpt.restore(world);
         if (s == null) { // failed before the first checkpoint: start again
             initial();
         } else {

@@ -81,10 +81,30 @@ class FtExamplesSystemTest {
         assertTrue(r.out().contains(answer), "expected '" + answer + "' in\n" + r);
     }
 
+    private static final Pattern ANSWER = Pattern.compile("on (\\d+) ranks: \\d+ iterations, relative residual (\\S+),"
+            + " max error (\\S+), sum\\(x\\) (\\S+)");
+
+    /** Two neighbours die at once: buddy copies cannot cover that, RS(3+2) parity can. */
+    @Test
+    void poissonCgWithReedSolomonCheckpointsSurvivesTwoNeighboursLostAtOnce() throws Exception {
+        List<String> opts = List.of("-np", "5", "--comm-mode", "shrink", "--msg-mode", "reset", "--recovery-mode", "auto");
+        Launch.Result clean = job(opts, "org.ftmpi.examples.PoissonCG", "48", "10", "1e-10", "rs:2");
+        long half = Long.parseLong(find(CALLS, clean)) / 2;
+        List<String> o = new ArrayList<>(opts);
+        o.addAll(List.of("--inject", "rank=1,at-call=" + half, "--inject", "rank=2,at-call=" + half));
+        Launch.Result r = job(o, "org.ftmpi.examples.PoissonCG", "48", "10", "1e-10", "rs:2");
+        assertTrue(r.err().contains("SIGKILL to rank 1") && r.err().contains("SIGKILL to rank 2"), r.toString());
+        Matcher ref = ANSWER.matcher(clean.out()), m = ANSWER.matcher(r.out());
+        assertTrue(ref.find() && m.find(), clean + "\n" + r);
+        assertEquals("3", m.group(1), "solved on the 3 survivors: " + r);
+        assertTrue(Double.parseDouble(m.group(2)) <= 1e-10, "converged: " + r);
+        double refSum = Double.parseDouble(ref.group(4));
+        assertEquals(refSum, Double.parseDouble(m.group(4)), 1e-7 * Math.abs(refSum), r.toString());
+    }
+
     @Test
     void poissonCgShrinkRedistributesAndReachesTheFaultFreeAnswer() throws Exception {
-        Pattern answer = Pattern.compile("on (\\d+) ranks: \\d+ iterations, relative residual (\\S+), max error (\\S+),"
-                + " sum\\(x\\) (\\S+)");
+        Pattern answer = ANSWER;
         List<Launch.Result> runs = withFailures(List.of("-np", "4", "--comm-mode", "shrink", "--msg-mode", "reset",
                 "--recovery-mode", "auto"), 2, "org.ftmpi.examples.PoissonCG", "48", "10");
         Matcher ref = answer.matcher(runs.get(0).out());
