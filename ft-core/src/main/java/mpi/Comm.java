@@ -792,20 +792,55 @@ public class Comm implements Freeable, Cloneable {
             broken = e;
         }
         boolean ok = failed == null && broken == null;
-        Engine.Decision d;
+        P2pException other;
         try {
-            d = engine.agree(ft, nextAgreement() << 6, ok ? 1 : 0);
+            other = atomicVote(atomicAgreementId(), ok);
         } catch (P2pException e) {
             throw raise(e, op);
         }
-        if (ok && d.value() == 1) return;
+        if (ok && other == null) return;
         if (failed != null) throw collFailure(failed, op);
         if (broken != null) throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + broken));
+        throw raise(other, op);
+    }
+
+    /** ATOMIC: the id of the next agreement instance, taken in call order (as every member does). */
+    final int atomicAgreementId() {
+        return nextAgreement() << 6;
+    }
+
+    /**
+     * ATOMIC: the members agree (instance {@code id}) whether every part of a collective
+     * succeeded; null if all did, else the error this member reports although its own part
+     * ({@code ok}) succeeded.
+     */
+    final P2pException atomicVote(int id, boolean ok) throws P2pException {
+        Engine.Decision d = engine.agree(ft, id, ok ? 1 : 0);
+        if (d.value() == 1) return null;
         int[] gone = d.failedWorld();
         int w = gone.length > 0 ? gone[0] : -1;
-        throw raise(new P2pException(w >= 0 ? engine.procFailedClass() : MPI.ERR_OTHER, "atomic collective: the part"
+        return new P2pException(w >= 0 ? engine.procFailedClass() : MPI.ERR_OTHER, "atomic collective: the part"
                 + " of another member failed" + (w >= 0 ? " (rank " + w + " of the initial COMM_WORLD failed)" : "")
-                + "; no receive buffer was changed", w), op);
+                + "; no receive buffer was changed", w);
+    }
+
+    /** ATOMIC, non-blocking collectives: scratch buffers made for the next {@link Schedule#submitColl}. */
+    private java.util.List<Buf> nbScratch;
+
+    /** Registers {@code b} for the copy-out of the next non-blocking ATOMIC collective (if a scratch copy). */
+    final Buf nbOut(Buf b) {
+        if (b.scratch) {
+            if (nbScratch == null) nbScratch = new java.util.ArrayList<>();
+            nbScratch.add(b);
+        }
+        return b;
+    }
+
+    /** The buffers registered by {@link #nbOut} since the last call. */
+    final java.util.List<Buf> takeNbScratch() {
+        java.util.List<Buf> l = nbScratch == null ? java.util.List.of() : nbScratch;
+        nbScratch = null;
+        return l;
     }
 
     /** The error of a failed collective algorithm; user-function errors keep their class. */
@@ -827,6 +862,7 @@ public class Comm implements Freeable, Cloneable {
 
     /** {@link #check} for a non-blocking collective on an intracommunicator (intercommunicators dispatch before). */
     final void checkNb(String op) throws MPIException {
+        nbScratch = null; // a call that failed its checks after making buffers left them here
         check(op);
         intraOnly(op);
     }
@@ -1332,9 +1368,10 @@ public class Comm implements Freeable, Cloneable {
         check(op);
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
         if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvRegions);
-        return schedule().submit(this, op, ch -> {
+        for (Buf b : w.recvBufs) nbOut(b); // ATOMIC: copied out (and finished) once the members agree
+        return schedule().submitColl(this, op, ch -> {
             collectives().allToAllv(ch, sel(w.send), sel(w.recv));
-            for (Buffers.Region g : w.recvRegions) g.finishReceive();
+            if (!atomic) for (Buffers.Region g : w.recvRegions) g.finishReceive();
         });
     }
 

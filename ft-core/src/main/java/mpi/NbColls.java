@@ -23,7 +23,7 @@ final class NbColls {
     /** A direct buffer of {@code count} elements as a collective buffer. */
     static Comm.Buf dbuf(Comm c, Buffer b, int count, Datatype type, String op, String arg) throws MPIException {
         c.checkCount(op, arg == null ? "count" : arg, count);
-        return new Comm.Buf(c.direct(b, count, type, op));
+        return c.nbOut(new Comm.Buf(c.direct(b, count, type, op), c.atomic));
     }
 
     /** A direct buffer holding blocks {@code counts[i]} at {@code displs[i]}. */
@@ -33,7 +33,7 @@ final class NbColls {
             throw c.raise(MPI.ERR_BUFFER, op + ": buf must be a direct buffer (see MPI.newByteBuffer and friends);"
                     + " non-blocking operations do not take heap buffers or arrays");
         }
-        return c.vbuf(b, counts, displs, type, op, countsArg, displsArg);
+        return c.nbOut(c.vbuf(b, counts, displs, type, op, countsArg, displsArg));
     }
 
     /** A request that is already complete (a collective with a BLANK root). */
@@ -43,7 +43,7 @@ final class NbColls {
 
     static Request iBarrier(Comm c) throws MPIException {
         c.checkNb("iBarrier");
-        return c.schedule().submit(c, "iBarrier", Dissemination::barrier);
+        return c.schedule().submitColl(c, "iBarrier", Dissemination::barrier);
     }
 
     static Request iBcast(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
@@ -51,7 +51,7 @@ final class NbColls {
         c.checkRoot("iBcast", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Comm.Buf b = dbuf(c, buf, count, type, "iBcast", null);
-        return c.schedule().submit(c, "iBcast", ch -> coll().bcast(ch, b.seg, c.rt(root)));
+        return c.schedule().submitColl(c, "iBcast", ch -> coll().bcast(ch, b.seg, c.rt(root)));
     }
 
     static Request iReduce(Comm c, Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
@@ -62,7 +62,7 @@ final class NbColls {
         Reducer red = c.reducerFor(op, type, "iReduce");
         Comm.Buf s = dbuf(c, sendbuf, count, type, "iReduce", null);
         Comm.Buf r = c.rank == root ? dbuf(c, recvbuf, count, type, "iReduce", null) : null;
-        return c.schedule().submit(c, "iReduce",
+        return c.schedule().submitColl(c, "iReduce",
                 ch -> coll().reduce(ch, s.seg, r == null ? null : r.seg, count, red, c.rt(root)));
     }
 
@@ -73,7 +73,7 @@ final class NbColls {
         Reducer red = c.reducerFor(op, type, "iReduce");
         Comm.Buf b = dbuf(c, buf, count, type, "iReduce", null);
         boolean atRoot = c.rank == root;
-        return c.schedule().submit(c, "iReduce",
+        return c.schedule().submitColl(c, "iReduce",
                 ch -> coll().reduce(ch, atRoot ? b.copy() : b.seg, b.seg, count, red, c.rt(root)));
     }
 
@@ -83,14 +83,14 @@ final class NbColls {
         Reducer red = c.reducerFor(op, type, "iAllReduce");
         Comm.Buf s = dbuf(c, sendbuf, count, type, "iAllReduce", null);
         Comm.Buf r = dbuf(c, recvbuf, count, type, "iAllReduce", null);
-        return c.schedule().submit(c, "iAllReduce", ch -> coll().allReduce(ch, s.seg, r.seg, count, red));
+        return c.schedule().submitColl(c, "iAllReduce", ch -> coll().allReduce(ch, s.seg, r.seg, count, red));
     }
 
     static Request iAllReduce(Comm c, Buffer buf, int count, Datatype type, Op op) throws MPIException {
         c.checkNb("iAllReduce");
         Reducer red = c.reducerFor(op, type, "iAllReduce");
         Comm.Buf b = dbuf(c, buf, count, type, "iAllReduce", null);
-        return c.schedule().submit(c, "iAllReduce", ch -> coll().allReduce(ch, b.copy(), b.seg, count, red));
+        return c.schedule().submitColl(c, "iAllReduce", ch -> coll().allReduce(ch, b.copy(), b.seg, count, red));
     }
 
     static Request iGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -106,7 +106,7 @@ final class NbColls {
             bl = c.blocks(r, recvcount, recvtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, c.sel(blocks), c.rt(root)));
+        return c.schedule().submitColl(c, "iGather", ch -> coll().gatherv(ch, s.seg, c.sel(blocks), c.rt(root)));
     }
 
     static Request iGather(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
@@ -117,10 +117,10 @@ final class NbColls {
             c.checkCount("iGather", "count", count);
             Comm.Buf r = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iGather", "count");
             MemorySegment[] bl = c.blocks(r, count, type);
-            return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
+            return c.schedule().submitColl(c, "iGather", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
         }
         Comm.Buf s = dbuf(c, buf, count, type, "iGather", null);
-        return c.schedule().submit(c, "iGather", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
+        return c.schedule().submitColl(c, "iGather", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
     }
 
     static Request iGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
@@ -135,7 +135,7 @@ final class NbColls {
             bl = c.vblocks(r, recvcount, displs, recvtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, c.sel(blocks), c.rt(root)));
+        return c.schedule().submitColl(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, c.sel(blocks), c.rt(root)));
     }
 
     /** In place at the root ({@code send == null}) or the non-root form ({@code recvbuf == null}). */
@@ -153,10 +153,10 @@ final class NbColls {
         if (rootForm) {
             Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs");
             MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
-            return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
+            return c.schedule().submitColl(c, "iGatherv", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
         }
         Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
-        return c.schedule().submit(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
+        return c.schedule().submitColl(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
     }
 
     static Request iScatter(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -172,7 +172,7 @@ final class NbColls {
             bl = c.blocks(s, sendcount, sendtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, c.sel(blocks), r.seg, c.rt(root)));
+        return c.schedule().submitColl(c, "iScatter", ch -> coll().scatterv(ch, c.sel(blocks), r.seg, c.rt(root)));
     }
 
     static Request iScatter(Comm c, Buffer buf, int count, Datatype type, int root) throws MPIException {
@@ -183,10 +183,10 @@ final class NbColls {
             c.checkCount("iScatter", "count", count);
             Comm.Buf s = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iScatter", "count");
             MemorySegment[] bl = c.blocks(s, count, type);
-            return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
+            return c.schedule().submitColl(c, "iScatter", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
         }
         Comm.Buf r = dbuf(c, buf, count, type, "iScatter", null);
-        return c.schedule().submit(c, "iScatter", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
+        return c.schedule().submitColl(c, "iScatter", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
     }
 
     static Request iScatterv(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
@@ -201,7 +201,7 @@ final class NbColls {
             bl = c.vblocks(s, sendcount, displs, sendtype);
         }
         MemorySegment[] blocks = bl;
-        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(blocks), r.seg, c.rt(root)));
+        return c.schedule().submitColl(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(blocks), r.seg, c.rt(root)));
     }
 
     static Request iScattervHalf(Comm c, Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
@@ -218,10 +218,10 @@ final class NbColls {
         if (rootForm) {
             Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs");
             MemorySegment[] bl = c.vblocks(s, sendcount, displs, sendtype);
-            return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
+            return c.schedule().submitColl(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
         }
         Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
-        return c.schedule().submit(c, "iScatterv", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
+        return c.schedule().submitColl(c, "iScatterv", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
     }
 
     static Request iAllGather(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -232,7 +232,7 @@ final class NbColls {
         c.checkCount("iAllGather", "recvcount", recvcount);
         Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllGather", "recvcount");
         MemorySegment[] bl = c.blocks(r, recvcount, recvtype);
-        return c.schedule().submit(c, "iAllGather", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
+        return c.schedule().submitColl(c, "iAllGather", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
     }
 
     static Request iAllGatherv(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -242,7 +242,7 @@ final class NbColls {
                 : dbuf(c, sendbuf, sendcount, sendtype, "iAllGatherv", "sendcount");
         Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iAllGatherv", "recvcount", "displs");
         MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
-        return c.schedule().submit(c, "iAllGatherv", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
+        return c.schedule().submitColl(c, "iAllGatherv", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
     }
 
     static Request iAllToAll(Comm c, Buffer sendbuf, int sendcount, Datatype sendtype,
@@ -253,7 +253,7 @@ final class NbColls {
         Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iAllToAll", "sendcount");
         Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllToAll", "recvcount");
         MemorySegment[] sb = c.blocks(s, sendcount, sendtype), rb = c.blocks(r, recvcount, recvtype);
-        return c.schedule().submit(c, "iAllToAll", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
+        return c.schedule().submitColl(c, "iAllToAll", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
     }
 
     static Request iAllToAllv(Comm c, Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
@@ -263,7 +263,7 @@ final class NbColls {
         Comm.Buf r = dvbuf(c, recvbuf, recvcount, rdispls, recvtype, "iAllToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = c.vblocks(s, sendcount, sdispls, sendtype);
         MemorySegment[] rb = c.vblocks(r, recvcount, rdispls, recvtype);
-        return c.schedule().submit(c, "iAllToAllv", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
+        return c.schedule().submitColl(c, "iAllToAllv", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
     }
 
     static Request iReduceScatter(Comm c, Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
@@ -275,12 +275,12 @@ final class NbColls {
         if (sendbuf == null) {
             Comm.Buf b = dbuf(c, recvbuf, total, type, "iReduceScatter", "counts");
             MemorySegment out = b.seg.asSlice(0, (long) counts[c.rank] * type.sizeBytes);
-            return c.schedule().submit(c, "iReduceScatter",
+            return c.schedule().submitColl(c, "iReduceScatter",
                     ch -> coll().reduceScatter(ch, c.sel(b.copy(), counts, type), out, c.sel(counts), red));
         }
         Comm.Buf s = dbuf(c, sendbuf, total, type, "iReduceScatter", "recvcounts");
         Comm.Buf r = dbuf(c, recvbuf, counts[c.rank], type, "iReduceScatter", "recvcounts[" + c.rank + "]");
-        return c.schedule().submit(c, "iReduceScatter", ch -> coll().reduceScatter(ch, c.sel(s.seg, counts, type), r.seg, c.sel(counts), red));
+        return c.schedule().submitColl(c, "iReduceScatter", ch -> coll().reduceScatter(ch, c.sel(s.seg, counts, type), r.seg, c.sel(counts), red));
     }
 
     static Request iReduceScatterBlock(Comm c, Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
@@ -299,7 +299,7 @@ final class NbColls {
         Reducer red = c.reducerFor(op, type, name);
         Comm.Buf r = dbuf(c, recvbuf, count, type, name, null);
         Comm.Buf s = sendbuf == null ? null : dbuf(c, sendbuf, count, type, name, null);
-        return c.schedule().submit(c, name, ch -> {
+        return c.schedule().submitColl(c, name, ch -> {
             MemorySegment send = s == null ? r.copy() : s.seg;
             if (exclusive) coll().exScan(ch, send, r.seg, count, red);
             else coll().scan(ch, send, r.seg, count, red);
@@ -312,7 +312,7 @@ final class NbColls {
         int seq = c.nextCreation();
         Intracomm dup = c.newSameKind();
         dup.attrs = c.attrs.copy(); // at the call, as MPI_COMM_IDUP copies attributes
-        dup.request = c.schedule().submit(c, "iDup", ch -> {
+        dup.request = c.schedule().submitColl(c, "iDup", ch -> {
             int id = c.agreeContext("iDup", Comm.K_DUP, true, seq, ch);
             c.initDerived(dup, id, c.rank, c.world, c.name + ".idup");
         });

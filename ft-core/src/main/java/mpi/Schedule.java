@@ -60,14 +60,52 @@ final class Schedule {
         return new OffsetChannel(c.engine, c.context + 1, c.epoch, rank, members, tagOffset);
     }
 
-    /** Queues {@code body}; the returned request completes when it has run, with its error if any. */
+    /**
+     * Queues {@code body}; the returned request completes when it has run, with its error if any.
+     * Not for ATOMIC communicators (their collectives go through {@link #submitColl}).
+     */
     Request submit(Comm comm, String op, Body body) throws MPIException {
         if (comm.atomic) {
-            throw comm.raise(MPI.ERR_OTHER, op + ": non-blocking collectives are not available under --coll-mode"
-                    + " atomic (their blocking forms are atomic; see docs/fault-tolerance.md)");
+            throw comm.raise(MPI.ERR_OTHER, op + ": not available under --coll-mode atomic (neighbourhood and"
+                    + " intercommunicator non-blocking collectives; their blocking forms are atomic; see"
+                    + " docs/fault-tolerance.md)");
         }
         org.ftmpi.p2p.Request req = engine.externalRequest();
-        Runnable task = () -> complete(req, op, body);
+        return queue(comm, req, () -> complete(req, op, body));
+    }
+
+    /**
+     * Queues an intracommunicator collective whose buffers were made by {@code NbColls}. Under
+     * FT-MPI ATOMIC (spec 5.2) the algorithm runs into the scratch copies registered with {@link
+     * Comm#nbOut}, then the members agree (an agreement instance numbered at this call, in call
+     * order) whether every part succeeded: only then are the results copied out and the request
+     * completed with success; otherwise every survivor's request completes with the error and no
+     * receive buffer changed.
+     */
+    Request submitColl(Comm comm, String op, Body body) throws MPIException {
+        if (!comm.atomic) return submit(comm, op, body);
+        java.util.List<Comm.Buf> outs = comm.takeNbScratch();
+        int id = comm.atomicAgreementId();
+        org.ftmpi.p2p.Request req = engine.externalRequest();
+        return queue(comm, req, () -> {
+            Outcome o = run(op, body);
+            try {
+                P2pException other = comm.atomicVote(id, o.ok());
+                if (o.ok() && other == null) {
+                    for (Comm.Buf b : outs) b.done();
+                } else if (o.ok()) {
+                    o = new Outcome(other.errorClass(), op + ": " + other.getMessage(), other.failedRank());
+                }
+            } catch (P2pException e) {
+                o = new Outcome(e.errorClass(), op + ": " + e.getMessage(), e.failedRank());
+            } catch (MPIException e) {
+                o = new Outcome(e.getErrorClass(), e.getMessage(), -1);
+            }
+            engine.completeExternal(req, o.errorClass(), o.message(), o.failedRank());
+        });
+    }
+
+    private Request queue(Comm comm, org.ftmpi.p2p.Request req, Runnable task) {
         synchronized (this) {
             queue.add(task);
             if (draining) return new Request(req, comm, null);
@@ -92,19 +130,30 @@ final class Schedule {
     }
 
     private void complete(org.ftmpi.p2p.Request req, String op, Body body) {
+        Outcome o = run(op, body);
+        engine.completeExternal(req, o.errorClass(), o.message(), o.failedRank());
+    }
+
+    /** How a queued collective ended: the request's error class, message and failed rank. */
+    private record Outcome(int errorClass, String message, int failedRank) {
+        boolean ok() {
+            return errorClass == ErrorClass.SUCCESS;
+        }
+    }
+
+    private Outcome run(String op, Body body) {
         try {
             body.run(channel);
-            engine.completeExternal(req, ErrorClass.SUCCESS, null, -1);
+            return new Outcome(ErrorClass.SUCCESS, null, -1);
         } catch (P2pException e) {
             if (e.getCause() instanceof MPIException m) {
-                engine.completeExternal(req, m.getErrorClass(), op + ": user operation failed: " + m.getMessage(), -1);
-            } else {
-                engine.completeExternal(req, e.errorClass(), op + ": " + e.getMessage(), e.failedRank());
+                return new Outcome(m.getErrorClass(), op + ": user operation failed: " + m.getMessage(), -1);
             }
+            return new Outcome(e.errorClass(), op + ": " + e.getMessage(), e.failedRank());
         } catch (MPIException e) {
-            engine.completeExternal(req, e.getErrorClass(), e.getMessage(), -1);
+            return new Outcome(e.getErrorClass(), e.getMessage(), -1);
         } catch (RuntimeException e) {
-            engine.completeExternal(req, ErrorClass.ERR_OTHER, op + ": " + e, -1);
+            return new Outcome(ErrorClass.ERR_OTHER, op + ": " + e, -1);
         }
     }
 

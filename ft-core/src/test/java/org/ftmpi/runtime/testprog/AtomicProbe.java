@@ -1,9 +1,9 @@
 package org.ftmpi.runtime.testprog;
 
+import java.nio.IntBuffer;
 import java.util.Arrays;
 import mpi.Intracomm;
 import mpi.MPI;
-import mpi.MPIException;
 import mpi.ProcFailedException;
 import org.ftmpi.testutil.Await;
 
@@ -12,8 +12,10 @@ import org.ftmpi.testutil.Await;
  * SHRINK, recovery MANUAL, {@code --coll-mode atomic}. Fault-free collectives give the plain
  * results; then rank 2 dies instead of entering an allGather and a gather: every survivor raises
  * from each (also the senders of the gather, whose own part succeeded), and no receive buffer
- * changed (they start at -1); after the recovery the same calls succeed. Non-blocking collectives
- * raise a clear error in this mode. Output lines start with {@code rank R}.
+ * changed (they start at -1); after the recovery the same calls succeed. The same for the
+ * non-blocking forms (iBarrier, iAllReduce, iAllGather fault-free; iAllGather with the victim
+ * dead: every survivor's request completes with the error, its buffer untouched). Output lines
+ * start with {@code rank R}.
  */
 public final class AtomicProbe {
     private AtomicProbe() {}
@@ -29,15 +31,21 @@ public final class AtomicProbe {
         w.allGather(new int[] {me + 10}, 1, MPI.INT, all, 1, MPI.INT);
         w.scan(new int[] {me + 1}, scan, 1, MPI.INT, MPI.SUM);
         say("fault-free sum " + sum[0] + " allgather " + Arrays.toString(all) + " scan " + scan[0]);
-        try {
-            w.iBarrier();
-            say("ibarrier returned");
-        } catch (MPIException e) {
-            say("ibarrier class " + e.getErrorClass() + (e.getMessage().contains("not available under --coll-mode atomic")
-                    ? " not available" : " " + e.getMessage()));
-        }
+        w.iBarrier().waitFor();
+        IntBuffer nbSum = direct(1);
+        w.iAllReduce(direct(1).put(0, me), nbSum, 1, MPI.INT, MPI.SUM).waitFor();
+        IntBuffer nbAll = direct(4);
+        w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, nbAll, 1, MPI.INT).waitFor();
+        say("non-blocking ibarrier done iallreduce " + nbSum.get(0) + " iallgather " + contents(nbAll));
         w.barrier();
         if (me == VICTIM) Await.killSelf();
+        IntBuffer iag = direct(4);
+        try {
+            w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, iag, 1, MPI.INT).waitFor();
+            say("iallgather returned " + contents(iag));
+        } catch (ProcFailedException e) {
+            say("iallgather raised, buffer " + contents(iag));
+        }
         int[] ag = ProbeLines.filled(4);
         try {
             w.allGather(new int[] {me + 10}, 1, MPI.INT, ag, 1, MPI.INT);
@@ -60,6 +68,19 @@ public final class AtomicProbe {
         say("finalized");
     }
 
+
+    /** A direct int buffer of {@code n} entries, all -1 (non-blocking collectives take direct buffers). */
+    private static IntBuffer direct(int n) {
+        IntBuffer b = MPI.newIntBuffer(n);
+        for (int i = 0; i < n; i++) b.put(i, -1);
+        return b;
+    }
+
+    private static String contents(IntBuffer b) {
+        int[] a = new int[b.capacity()];
+        for (int i = 0; i < a.length; i++) a[i] = b.get(i);
+        return Arrays.toString(a);
+    }
 
     private static void say(String s) {
         ProbeLines.say(me, s);
