@@ -209,8 +209,8 @@ public final class FtBench {
             long t0 = 0;
             if (rank == 0) {
                 if (stop) {
-                    new ProcessBuilder("kill", "-STOP", Long.toString(pids[victim])).start().waitFor();
-                    t0 = epochMicros(); // after kill(1) returned: the signal is delivered
+                    t0 = epochMicros();
+                    sigstop(pids[victim]);
                 } else {
                     t0 = epochMicros();
                     ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly(); // SIGKILL
@@ -241,6 +241,27 @@ public final class FtBench {
             cur = alive;
         }
         if (cur != world) cur.free();
+    }
+
+    /**
+     * kill(pid, SIGSTOP) through libc (no kill(1) child process: a fork of a rank JVM under load
+     * took milliseconds, and one job once waited for it without end).
+     */
+    private static void sigstop(long pid) {
+        final int sigstop = 19; // Linux x86-64 and AArch64
+        try {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            java.lang.invoke.MethodHandle kill = linker.downcallHandle(
+                    linker.defaultLookup().find("kill").orElseThrow(),
+                    java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT,
+                            java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT));
+            int rc = (int) kill.invokeExact((int) pid, sigstop);
+            if (rc != 0) throw new IllegalStateException("kill(" + pid + ", SIGSTOP) failed");
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("kill(" + pid + ", SIGSTOP) through the FFM API", t);
+        }
     }
 
     // ------------------------------------------------------------------ agree and shrink
