@@ -8,8 +8,8 @@ import org.ftmpi.coll.Neighbors;
  * Neighbour collectives (MPI_NEIGHBOR_ALLGATHER(V), MPI_NEIGHBOR_ALLTOALL(V)) and their
  * non-blocking forms, over the communicator's {@link Topologies.Neighborhood}: blocking forms
  * run {@link Neighbors#exchange} on the caller's thread, non-blocking ones on the
- * communicator's {@link Schedule} (direct buffers only). A communicator without a topology
- * raises {@code ERR_TOPOLOGY}.
+ * communicator's {@link Schedule} (direct buffers only; atomic under {@code --coll-mode atomic}
+ * as the other collectives). A communicator without a topology raises {@code ERR_TOPOLOGY}.
  */
 final class NeighborColls {
     private NeighborColls() {}
@@ -17,7 +17,7 @@ final class NeighborColls {
     static Request allGather(Comm c, boolean nb, Object sendbuf, int sendcount, Datatype sendtype,
                              Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         String op = nb ? "iNeighborAllGather" : "neighborAllGather";
-        Topologies.Neighborhood h = start(c, op);
+        Topologies.Neighborhood h = start(c, nb, op);
         Comm.Buf s = buf(c, nb, sendbuf, sendcount, sendtype, op, "sendcount");
         c.checkCount(op, "recvcount", recvcount);
         int in = h.sources().length;
@@ -30,7 +30,7 @@ final class NeighborColls {
     static Request allGatherv(Comm c, boolean nb, Object sendbuf, int sendcount, Datatype sendtype,
                               Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
         String op = nb ? "iNeighborAllGatherv" : "neighborAllGatherv";
-        Topologies.Neighborhood h = start(c, op);
+        Topologies.Neighborhood h = start(c, nb, op);
         Comm.Buf s = buf(c, nb, sendbuf, sendcount, sendtype, op, "sendcount");
         int in = h.sources().length;
         Comm.Buf r = buf(c, nb, recvbuf, extent(c, op, recvcount, displs, in, "recvcount", "displs"), recvtype, op, null);
@@ -42,7 +42,7 @@ final class NeighborColls {
     static Request allToAll(Comm c, boolean nb, Object sendbuf, int sendcount, Datatype sendtype,
                             Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         String op = nb ? "iNeighborAllToAll" : "neighborAllToAll";
-        Topologies.Neighborhood h = start(c, op);
+        Topologies.Neighborhood h = start(c, nb, op);
         int in = h.sources().length, out = h.dests().length;
         c.checkCount(op, "sendcount", sendcount);
         c.checkCount(op, "recvcount", recvcount);
@@ -54,14 +54,15 @@ final class NeighborColls {
     static Request allToAllv(Comm c, boolean nb, Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                              Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
         String op = nb ? "iNeighborAllToAllv" : "neighborAllToAllv";
-        Topologies.Neighborhood h = start(c, op);
+        Topologies.Neighborhood h = start(c, nb, op);
         int in = h.sources().length, out = h.dests().length;
         Comm.Buf s = buf(c, nb, sendbuf, extent(c, op, sendcount, sdispls, out, "sendcount", "sdispls"), sendtype, op, null);
         Comm.Buf r = buf(c, nb, recvbuf, extent(c, op, recvcount, rdispls, in, "recvcount", "rdispls"), recvtype, op, null);
         return run(c, nb, op, h, uneven(r, recvcount, rdispls, in, recvtype), uneven(s, sendcount, sdispls, out, sendtype), r);
     }
 
-    private static Topologies.Neighborhood start(Comm c, String op) throws MPIException {
+    private static Topologies.Neighborhood start(Comm c, boolean nb, String op) throws MPIException {
+        if (nb) c.takeNbScratch(); // ATOMIC: drop the scratch buffers of a call that failed its checks
         c.check(op);
         return c.neighborhood(op);
     }
@@ -70,7 +71,7 @@ final class NeighborColls {
                                MemorySegment[] send, Comm.Buf r) throws MPIException {
         int[] sources = c.dense(h.sources()), dests = c.dense(h.dests()); // BLANK: a blank neighbour is PROC_NULL
         if (nb) {
-            return c.schedule().submit(c, op, ch -> Neighbors.exchange(ch, sources, h.recvTags(), recv,
+            return c.schedule().submitColl(c, op, ch -> Neighbors.exchange(ch, sources, h.recvTags(), recv,
                     dests, h.sendTags(), send));
         }
         c.runColl(op, () -> Neighbors.exchange(c.cc(), sources, h.recvTags(), recv, dests, h.sendTags(), send));

@@ -66,9 +66,8 @@ final class Schedule {
      */
     Request submit(Comm comm, String op, Body body) throws MPIException {
         if (comm.atomic) {
-            throw comm.raise(MPI.ERR_OTHER, op + ": not available under --coll-mode atomic (neighbourhood and"
-                    + " intercommunicator non-blocking collectives; their blocking forms are atomic; see"
-                    + " docs/fault-tolerance.md)");
+            throw comm.raise(MPI.ERR_OTHER, op + ": not available under --coll-mode atomic (non-blocking"
+                    + " intercommunicator operations; see docs/fault-tolerance.md)");
         }
         org.ftmpi.p2p.Request req = engine.externalRequest();
         return queue(comm, req, () -> complete(req, op, body));

@@ -81,9 +81,11 @@ class FtModesSystemTest {
         for (int me = 0; me < 4; me++) {
             has(r, "rank " + me + " fault-free sum 6 allgather [10, 11, 12, 13] scan " + scan[me]);
             has(r, "rank " + me + " non-blocking ibarrier done iallreduce 6 iallgather [30, 31, 32, 33]");
+            has(r, "rank " + me + " ineighborallgather [" + (40 + (me + 3) % 4) + ", " + (40 + (me + 1) % 4) + "]");
         }
         for (int me : new int[] {0, 1, 3}) {
             has(r, "rank " + me + " iallgather raised, buffer [-1, -1, -1, -1]");
+            has(r, "rank " + me + " ineighborallgather raised, buffer [-1, -1]");
             // under NONATOMIC the survivors' blocks that arrived are written (e.g. [10, -1, -1, 13])
             has(r, "rank " + me + " allgather raised, buffer [-1, -1, -1, -1]");
             has(r, "rank " + me + " gather raised" + (me == 0 ? ", buffer [-1, -1, -1, -1]" : ""));

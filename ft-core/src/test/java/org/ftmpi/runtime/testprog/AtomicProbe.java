@@ -13,8 +13,9 @@ import org.ftmpi.testutil.Await;
  * results; then rank 2 dies instead of entering an allGather and a gather: every survivor raises
  * from each (also the senders of the gather, whose own part succeeded), and no receive buffer
  * changed (they start at -1); after the recovery the same calls succeed. The same for the
- * non-blocking forms (iBarrier, iAllReduce, iAllGather fault-free; iAllGather with the victim
- * dead: every survivor's request completes with the error, its buffer untouched). Output lines
+ * non-blocking forms (iBarrier, iAllReduce, iAllGather, iNeighborAllGather on a ring fault-free;
+ * iAllGather and iNeighborAllGather with the victim dead: every survivor's request completes
+ * with the error, its buffer untouched, also rank 0's, whose ring neighbours are alive). Output lines
  * start with {@code rank R}.
  */
 public final class AtomicProbe {
@@ -37,6 +38,10 @@ public final class AtomicProbe {
         IntBuffer nbAll = direct(4);
         w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, nbAll, 1, MPI.INT).waitFor();
         say("non-blocking ibarrier done iallreduce " + nbSum.get(0) + " iallgather " + contents(nbAll));
+        mpi.CartComm ring = w.createCart(new int[] {4}, new boolean[] {true}, false);
+        IntBuffer nbr = direct(2);
+        ring.iNeighborAllGather(direct(1).put(0, me + 40), 1, MPI.INT, nbr, 1, MPI.INT).waitFor();
+        say("ineighborallgather " + contents(nbr));
         w.barrier();
         if (me == VICTIM) Await.killSelf();
         IntBuffer iag = direct(4);
@@ -45,6 +50,14 @@ public final class AtomicProbe {
             say("iallgather returned " + contents(iag));
         } catch (ProcFailedException e) {
             say("iallgather raised, buffer " + contents(iag));
+        }
+        // rank 0's neighbours (3 and 1) are alive, yet ATOMIC makes its request fail with the others'
+        IntBuffer inb = direct(2);
+        try {
+            ring.iNeighborAllGather(direct(1).put(0, me + 40), 1, MPI.INT, inb, 1, MPI.INT).waitFor();
+            say("ineighborallgather returned " + contents(inb));
+        } catch (ProcFailedException e) {
+            say("ineighborallgather raised, buffer " + contents(inb));
         }
         int[] ag = ProbeLines.filled(4);
         try {
