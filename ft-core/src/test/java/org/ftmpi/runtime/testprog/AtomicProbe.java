@@ -4,6 +4,7 @@ import java.nio.IntBuffer;
 import java.util.Arrays;
 import mpi.Intracomm;
 import mpi.MPI;
+import mpi.MPIException;
 import mpi.ProcFailedException;
 import org.ftmpi.testutil.Await;
 
@@ -45,20 +46,11 @@ public final class AtomicProbe {
         w.barrier();
         if (me == VICTIM) Await.killSelf();
         IntBuffer iag = direct(4);
-        try {
-            w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, iag, 1, MPI.INT).waitFor();
-            say("iallgather returned " + contents(iag));
-        } catch (ProcFailedException e) {
-            say("iallgather raised, buffer " + contents(iag));
-        }
+        nonBlocking("iallgather", iag, () -> w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, iag, 1, MPI.INT));
         // rank 0's neighbours (3 and 1) are alive, yet ATOMIC makes its request fail with the others'
         IntBuffer inb = direct(2);
-        try {
-            ring.iNeighborAllGather(direct(1).put(0, me + 40), 1, MPI.INT, inb, 1, MPI.INT).waitFor();
-            say("ineighborallgather returned " + contents(inb));
-        } catch (ProcFailedException e) {
-            say("ineighborallgather raised, buffer " + contents(inb));
-        }
+        nonBlocking("ineighborallgather", inb, () -> ring.iNeighborAllGather(direct(1).put(0, me + 40), 1, MPI.INT,
+                inb, 1, MPI.INT));
         int[] ag = ProbeLines.filled(4);
         try {
             w.allGather(new int[] {me + 10}, 1, MPI.INT, ag, 1, MPI.INT);
@@ -81,6 +73,20 @@ public final class AtomicProbe {
         say("finalized");
     }
 
+
+    interface Start {
+        mpi.Request start() throws MPIException;
+    }
+
+    /** Starts and waits for a non-blocking collective; says whether it returned or raised, and the buffer. */
+    private static void nonBlocking(String name, IntBuffer buf, Start op) throws MPIException {
+        try {
+            op.start().waitFor();
+            say(name + " returned " + contents(buf));
+        } catch (ProcFailedException e) {
+            say(name + " raised, buffer " + contents(buf));
+        }
+    }
 
     /** A direct int buffer of {@code n} entries, all -1 (non-blocking collectives take direct buffers). */
     private static IntBuffer direct(int n) {
