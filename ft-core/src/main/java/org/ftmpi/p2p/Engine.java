@@ -71,6 +71,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final int[] fragment;
     /** Per destination: smallest native DATA fragment sent with {@link Transport#sendPinned}. */
     private final int[] pinnedMin;
+    /** Per destination: largest DATA fragment handed to {@link Transport#sendPinned} at once. */
+    private final int[] pinnedMax;
     private final int[] rndvInline;
     private final long[] sequence;
     private final boolean[] peerFailed;
@@ -130,6 +132,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         eagerLimit = new int[size];
         fragment = new int[size];
         pinnedMin = new int[size];
+        pinnedMax = new int[size];
         rndvInline = new int[size];
         for (int r = 0; r < size; r++) {
             for (Transport t : transports) {
@@ -145,6 +148,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             eagerLimit[r] = route[r].limits().eagerLimitBytes();
             fragment[r] = route[r].limits().maxFragmentBytes();
             pinnedMin[r] = route[r].limits().singleCopyMinBytes();
+            pinnedMax[r] = route[r].limits().maxPinnedBytes();
             rndvInline[r] = route[r].limits().rendezvousInlineBytes();
         }
         classifyTransports();
@@ -844,11 +848,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             int frag = fragment[peer];
             try {
                 while (s.sent < s.toSend && t.backlogBytes(peer) < frag) {
-                    int n = (int) Math.min(frag, s.toSend - s.sent);
+                    long left = s.toSend - s.sent;
+                    int n = (int) Math.min(frag, left);
                     if (s.packed != null) {
                         writeFrame(peer, FrameHeader.DATA, 0, 0, 0, 0, s.id, s.remoteId, s.sent,
                                 packScratch(s.packed, n), 0, n);
                     } else if (n >= pinnedMin[peer] && s.memory.isNative()) {
+                        n = (int) Math.min(pinnedMax[peer], left);
                         FrameHeader.write(header, FrameHeader.DATA, 0, 0, 0, 0, n, sequence[peer]++,
                                 s.id, s.remoteId, s.sent);
                         t.sendPinned(peer, header, s.memory, s.offset + s.sent, n);
@@ -1296,6 +1302,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         eagerLimit[w] = best.limits().eagerLimitBytes();
         fragment[w] = best.limits().maxFragmentBytes();
         pinnedMin[w] = best.limits().singleCopyMinBytes();
+        pinnedMax[w] = best.limits().maxPinnedBytes();
         sequence[w] = 0;
         classifyTransports();
         procIdOf[w] = newId;

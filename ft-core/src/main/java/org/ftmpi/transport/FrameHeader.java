@@ -81,6 +81,7 @@ public final class FrameHeader {
     public static int tag(MemorySegment h) { return h.get(INT, TAG_OFFSET); }
     public static int epoch(MemorySegment h) { return h.get(INT, EPOCH_OFFSET); }
     public static int payloadLength(MemorySegment h) { return h.get(INT, PAYLOAD_LENGTH_OFFSET); }
+    public static void payloadLength(MemorySegment h, int length) { h.set(INT, PAYLOAD_LENGTH_OFFSET, length); }
     public static long sequence(MemorySegment h) { return h.get(LONG, SEQUENCE_OFFSET); }
     public static long sendRequest(MemorySegment h) { return h.get(LONG, SEND_REQUEST_OFFSET); }
     public static long recvRequest(MemorySegment h) { return h.get(LONG, RECV_REQUEST_OFFSET); }

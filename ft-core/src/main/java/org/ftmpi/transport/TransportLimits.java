@@ -17,16 +17,33 @@ package org.ftmpi.transport;
  *                          eager limit: the receiver copies it while its clear-to-send travels
  *                          back, so one handshake no longer delays the first byte (Open MPI
  *                          ob1's rendezvous with inline data); 0 for a bare RTS
+ * @param maxPinnedBytes    largest DATA fragment the engine hands to {@link Transport#sendPinned}
+ *                          at once, at least {@code maxFragmentBytes}: a transport whose receiver
+ *                          reads pinned memory itself (shm's process_vm_readv) takes a whole
+ *                          message in one piece, as Open MPI's vader does, since every read call
+ *                          has a fixed cost; others take {@code maxFragmentBytes}
  */
 public record TransportLimits(int eagerLimitBytes, int maxFragmentBytes, long latencyNs,
                               long bandwidthBytesPerSec, int exclusivity, int singleCopyMinBytes,
-                              int rendezvousInlineBytes) {
+                              int rendezvousInlineBytes, int maxPinnedBytes) {
 
     public TransportLimits {
         if (rendezvousInlineBytes < 0 || rendezvousInlineBytes > eagerLimitBytes) {
             throw new IllegalArgumentException("rendezvousInlineBytes " + rendezvousInlineBytes
                     + " must be between 0 and the eager limit " + eagerLimitBytes);
         }
+        if (maxPinnedBytes < maxFragmentBytes) {
+            throw new IllegalArgumentException("maxPinnedBytes " + maxPinnedBytes
+                    + " must be at least the fragment size " + maxFragmentBytes);
+        }
+    }
+
+    /** Limits of a transport whose pinned fragments are no larger than its other fragments. */
+    public TransportLimits(int eagerLimitBytes, int maxFragmentBytes, long latencyNs,
+                           long bandwidthBytesPerSec, int exclusivity, int singleCopyMinBytes,
+                           int rendezvousInlineBytes) {
+        this(eagerLimitBytes, maxFragmentBytes, latencyNs, bandwidthBytesPerSec, exclusivity, singleCopyMinBytes,
+                rendezvousInlineBytes, maxFragmentBytes);
     }
 
     /** Limits of a transport whose rendezvous requests carry no data. */

@@ -30,12 +30,18 @@ import org.openjdk.jmh.infra.Control;
 @Measurement(iterations = 5, time = 1)
 @Fork(1) // the fork inherits this JVM's flags: run with java @conf/rank-jvm.options
 public class RingHandOffBench {
-    private static final int CAPACITY = 1 << 20;
     private static final int SALT = 0x2545_f491;
 
     /** Payload bytes carried by each record. */
     @Param({"8", "1024"})
     public int payload;
+
+    /**
+     * Data bytes of each ring (the transport's default is 1 MiB): a small ring reuses the same
+     * cache lines, a large one writes each record into lines last touched a ring's length ago.
+     */
+    @Param({"1048576"})
+    public int capacity;
 
     /** Control words through Chronicle Bytes ({@code true}) or the JDK's VarHandles. */
     @Param({"true"})
@@ -52,12 +58,12 @@ public class RingHandOffBench {
         Path dir = Path.of("/dev/shm");
         if (!Files.isDirectory(dir)) dir = Path.of(System.getProperty("java.io.tmpdir"));
         file = dir.resolve("ftmpi-bench-" + ProcessHandle.current().pid() + "-ring");
-        region = MappedRegion.create(file, PairDescriptor.fileBytes(CAPACITY), unsafe);
+        region = MappedRegion.create(file, PairDescriptor.fileBytes(capacity), unsafe);
         seg = region.segment();
-        pingOut = new SpscRing(region, PairDescriptor.ring(0, CAPACITY), CAPACITY, SALT);
-        pongIn = new SpscRing(region, PairDescriptor.ring(0, CAPACITY), CAPACITY, SALT);
-        pongOut = new SpscRing(region, PairDescriptor.ring(1, CAPACITY), CAPACITY, SALT);
-        pingIn = new SpscRing(region, PairDescriptor.ring(1, CAPACITY), CAPACITY, SALT);
+        pingOut = new SpscRing(region, PairDescriptor.ring(0, capacity), capacity, SALT);
+        pongIn = new SpscRing(region, PairDescriptor.ring(0, capacity), capacity, SALT);
+        pongOut = new SpscRing(region, PairDescriptor.ring(1, capacity), capacity, SALT);
+        pingIn = new SpscRing(region, PairDescriptor.ring(1, capacity), capacity, SALT);
         source = MemorySegment.ofArray(new byte[payload]);
     }
 

@@ -49,6 +49,8 @@ final class ShmTransport implements Transport {
     private final Posix.CmaScratch scratch = new Posix.CmaScratch(arena);
     private final MemorySegment probe = arena.allocate(8, 8);
     private final MemorySegment header = arena.allocate(FrameHeader.BYTES, 8);
+    /** Header of one piece of a pinned fragment that is copied instead ({@link #sendCopies}). */
+    private final MemorySegment pieceHeader = arena.allocate(FrameHeader.BYTES, 8);
     /** The full header of an EAGER record (its implied fields: request ids and sequence 0). */
     private final MemorySegment eagerHeader = arena.allocate(FrameHeader.BYTES, 8);
     private ShmPair[] pairs = new ShmPair[0];
@@ -64,8 +66,9 @@ final class ShmTransport implements Transport {
         this.limits = new TransportLimits(config.eagerLimitBytes(), config.maxFragmentBytes(), 300,
                 8_000_000_000L, 100, this.cmaHere ? config.singleCopyMinBytes() : TransportLimits.NO_SINGLE_COPY,
                 // Without single copy, the RTS carries one eager-sized piece; with it, the whole
-                // message is left to process_vm_readv.
-                this.cmaHere ? 0 : config.eagerLimitBytes());
+                // message is left to process_vm_readv, one call per message up to MAX_PINNED_BYTES.
+                this.cmaHere ? 0 : config.eagerLimitBytes(),
+                this.cmaHere ? Math.max(ShmConfig.MAX_PINNED_BYTES, config.maxFragmentBytes()) : config.maxFragmentBytes());
         this.endpoint = (hostKey + "|" + myPid).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -152,8 +155,8 @@ final class ShmTransport implements Transport {
             throws IOException {
         ShmPair p = usable(worldRank);
         if (!p.peerReadsUs || payload == null || !payload.isNative() || length < config.singleCopyMinBytes()
-                || length > config.maxFragmentBytes()) {
-            send(worldRank, h, payload, offset, length);
+                || length > limits.maxPinnedBytes()) {
+            sendCopies(worldRank, h, payload, offset, length);
             return;
         }
         long address = payload.asSlice(offset, length).address();
@@ -163,6 +166,33 @@ final class ShmTransport implements Transport {
         MemorySegment.copy(h, 0, MemorySegment.ofArray(frame), 0, FrameHeader.BYTES);
         p.backlog.add(new ShmPair.Pending(frame, address, length));
         p.backlogBytes += length;
+    }
+
+    /**
+     * A DATA fragment that may be larger than a ring fragment (up to {@link
+     * TransportLimits#maxPinnedBytes}) sent as copies: pieces of at most the fragment size, each
+     * with its own header (payload length, offset in the message).
+     */
+    private void sendCopies(int worldRank, MemorySegment h, MemorySegment payload, long offset, int length)
+            throws IOException {
+        int max = config.maxFragmentBytes();
+        if (length <= max) {
+            send(worldRank, h, payload, offset, length);
+            return;
+        }
+        if (length > limits.maxPinnedBytes()) {
+            throw new IllegalArgumentException("frame payload of " + length + " bytes exceeds the shm pinned size "
+                    + limits.maxPinnedBytes());
+        }
+        MemorySegment.copy(h, 0, pieceHeader, 0, FrameHeader.BYTES);
+        long at = FrameHeader.length(h);
+        for (int done = 0; done < length; ) {
+            int n = Math.min(max, length - done);
+            FrameHeader.payloadLength(pieceHeader, n);
+            FrameHeader.length(pieceHeader, at + done);
+            send(worldRank, pieceHeader, payload, offset + done, n);
+            done += n;
+        }
     }
 
     private static boolean writePinned(ShmPair p, MemorySegment h, long address, int length) {
@@ -243,7 +273,8 @@ final class ShmTransport implements Transport {
                 h = seg.asSlice(at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
             }
             int plen = FrameHeader.payloadLength(h);
-            if (FrameHeader.version(h) != org.ftmpi.Version.WIRE || plen < 0 || plen > config.maxFragmentBytes()) {
+            int maxPayload = kind == KIND_PINNED ? limits.maxPinnedBytes() : config.maxFragmentBytes();
+            if (FrameHeader.version(h) != org.ftmpi.Version.WIRE || plen < 0 || plen > maxPayload) {
                 throw new IOException("corrupt frame from rank " + p.peer + " (version " + FrameHeader.version(h)
                         + ", payload " + plen + ")");
             }
@@ -273,7 +304,12 @@ final class ShmTransport implements Transport {
         return frames;
     }
 
-    /** Single copy: process_vm_readv from the sender's memory into the receive buffer. */
+    /**
+     * Single copy: one process_vm_readv from the sender's memory straight into the receive
+     * buffer. A target the engine cannot name in native memory (a heap array, a datatype
+     * unpacked on the fly, a receive that is gone) gets the bytes through the fragment-sized
+     * bounce buffer instead, one piece (and one frame to the sink) at a time.
+     */
     private void readPinned(ShmPair p, MemorySegment seg, long at, MemorySegment h, int plen) throws IOException {
         long address = seg.get(ValueLayout.JAVA_LONG, at + PINNED_ADDRESS_OFFSET);
         long length = seg.get(ValueLayout.JAVA_LONG, at + PINNED_LENGTH_OFFSET);
@@ -282,16 +318,33 @@ final class ShmTransport implements Transport {
         }
         MemorySegment.copy(h, 0, header, 0, FrameHeader.BYTES);
         MemorySegment target = sink.placement(p.peer, header);
-        boolean placed = target != null && target.isNative() && target.byteSize() == plen;
-        MemorySegment into = placed ? target : p.bounce.asSlice(0, plen);
-        int rc = Posix.processVmRead(scratch, p.peerPid, into, address, plen);
+        if (target != null && target.isNative() && target.byteSize() == plen) {
+            read(p, target, address, plen);
+            p.in.pinnedRead();
+            FrameHeader.flags(header, (short) (FrameHeader.flags(header) | FrameHeader.FLAG_PLACED));
+            sink.onFrame(p.peer, header, target);
+            return;
+        }
+        long base = FrameHeader.length(h);
+        int piece = (int) p.bounce.byteSize();
+        for (int done = 0; done < plen && !p.lost; ) {
+            int n = Math.min(piece, plen - done);
+            MemorySegment into = p.bounce.asSlice(0, n);
+            read(p, into, address + done, n);
+            done += n;
+            if (done == plen) p.in.pinnedRead();
+            FrameHeader.payloadLength(header, n);
+            FrameHeader.length(header, base + done - n);
+            sink.onFrame(p.peer, header, into);
+        }
+    }
+
+    private void read(ShmPair p, MemorySegment into, long address, int n) throws IOException {
+        int rc = Posix.processVmRead(scratch, p.peerPid, into, address, n);
         if (rc != 0) {
-            throw new IOException("process_vm_readv of " + plen + " bytes from rank " + p.peer + " failed (errno "
+            throw new IOException("process_vm_readv of " + n + " bytes from rank " + p.peer + " failed (errno "
                     + rc + ")");
         }
-        p.in.pinnedRead();
-        if (placed) FrameHeader.flags(header, (short) (FrameHeader.flags(header) | FrameHeader.FLAG_PLACED));
-        sink.onFrame(p.peer, header, into);
     }
 
     /** With nothing to read: now and then, see whether the peer closed or its process is gone. */

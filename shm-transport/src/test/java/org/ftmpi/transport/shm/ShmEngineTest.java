@@ -1,6 +1,11 @@
 package org.ftmpi.transport.shm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
 import java.util.Map;
+import mpi.MPI;
+import org.ftmpi.LocalJob;
 import java.util.concurrent.TimeUnit;
 import org.ftmpi.transport.EngineTraffic;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +36,33 @@ class ShmEngineTest {
     @ValueSource(strings = {"auto", "off"})
     void rendezvousIntoShortBuffersTruncatesCleanly(String cma) throws Exception {
         EngineTraffic.rendezvousIntoShortBuffers(Map.of("transports", "shm", "shm-cma", cma), 200_000);
+    }
+
+    /**
+     * A direct-buffer message larger than one pinned piece ({@link ShmConfig#MAX_PINNED_BYTES},
+     * so two process_vm_readv reads) into a direct buffer, and the same message into a heap
+     * array (each piece read through the bounce buffer, 128 KiB at a time).
+     */
+    @org.junit.jupiter.api.Test
+    void aMessageOfMoreThanOnePinnedPieceIntoDirectAndHeapBuffers() throws Exception {
+        int size = ShmConfig.MAX_PINNED_BYTES + ShmConfig.MAX_PINNED_BYTES / 3 + 7;
+        LocalJob.run(2, Map.of("transports", "shm"), world -> {
+            ByteBuffer direct = MPI.newByteBuffer(size);
+            if (world.getRank() == 0) {
+                for (int i = 0; i < size; i++) direct.put(i, (byte) (i * 31 + i / 4099));
+                world.send(direct, size, MPI.BYTE, 1, 1);
+                world.send(direct, size, MPI.BYTE, 1, 2);
+            } else {
+                byte[] heap = new byte[size];
+                assertEquals(size, world.recv(direct, size, MPI.BYTE, 0, 1).getCount(MPI.BYTE));
+                assertEquals(size, world.recv(heap, size, MPI.BYTE, 0, 2).getCount(MPI.BYTE));
+                for (int i = 0; i < size; i++) {
+                    byte want = (byte) (i * 31 + i / 4099);
+                    if (direct.get(i) != want) assertEquals(want, direct.get(i), "direct byte " + i);
+                    if (heap[i] != want) assertEquals(want, heap[i], "heap byte " + i);
+                }
+            }
+        });
     }
 
     /** Four ranks (more than this machine's cores) exchange with everybody at once, non-blocking. */

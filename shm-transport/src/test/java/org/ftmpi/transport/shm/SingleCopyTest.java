@@ -34,6 +34,7 @@ class SingleCopyTest {
         MemorySegment target;
         final List<byte[]> payloads = new ArrayList<>();
         final List<Short> flags = new ArrayList<>();
+        final List<Long> offsets = new ArrayList<>();
         final List<String> lost = new ArrayList<>();
 
         @Override public MemorySegment placement(int peer, MemorySegment header) {
@@ -42,6 +43,7 @@ class SingleCopyTest {
         @Override public void onFrame(int peer, MemorySegment header, MemorySegment payload) {
             payloads.add(payload.toArray(ValueLayout.JAVA_BYTE));
             flags.add(FrameHeader.flags(header));
+            offsets.add(FrameHeader.length(header));
         }
         @Override public void onPeerLost(int peer, String cause) { lost.add(cause); }
     }
@@ -90,20 +92,114 @@ class SingleCopyTest {
     }
 
     private MemorySegment pattern() {
-        MemorySegment src = arena.allocate(LEN + 8, 64);
-        for (int i = 0; i < LEN + 8; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 5));
+        return pattern(LEN);
+    }
+
+    private MemorySegment pattern(int len) {
+        MemorySegment src = arena.allocate(len + 8, 64);
+        for (int i = 0; i < len + 8; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 5));
         return src;
     }
 
     private static MemorySegment header(int len) {
+        return header(len, 0);
+    }
+
+    /** A DATA header for {@code len} bytes at {@code offset} of the message. */
+    private static MemorySegment header(int len, long offset) {
         MemorySegment h = MemorySegment.ofArray(new byte[FrameHeader.BYTES]);
-        FrameHeader.write(h, FrameHeader.DATA, 0, 0, 0, 0, len, 0, 1, 2, 0);
+        FrameHeader.write(h, FrameHeader.DATA, 0, 0, 0, 0, len, 0, 1, 2, offset);
         return h;
     }
 
     private static void assertPattern(byte[] got) {
-        assertEquals(LEN, got.length);
-        for (int i = 0; i < LEN; i++) assertEquals((byte) ((i + 8) * 13 + 5), got[i], "byte " + i);
+        assertPattern(got, LEN);
+    }
+
+    private static void assertPattern(byte[] got, int len) {
+        assertEquals(len, got.length);
+        for (int i = 0; i < len; i++) {
+            if (got[i] != (byte) ((i + 8) * 13 + 5)) assertEquals((byte) ((i + 8) * 13 + 5), got[i], "byte " + i);
+        }
+    }
+
+    /** The payloads a sink got, in order, checked to follow each other from {@code offset}, joined. */
+    private static byte[] joined(Sink sink, long offset) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < sink.payloads.size(); i++) {
+            assertEquals(offset + all.size(), sink.offsets.get(i), "piece " + i + " starts where the last ended");
+            all.writeBytes(sink.payloads.get(i));
+        }
+        return all.toByteArray();
+    }
+
+    /** Larger than a ring fragment (128 KiB) and than the bounce buffer; not a multiple of either. */
+    private static final int BIG = (1 << 20) + 24;
+
+    @Test
+    void aMessageLargerThanAFragmentIsReadWithOneCallIntoTheTarget() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        assertEquals(ShmConfig.MAX_PINNED_BYTES, t.get(0).limits().maxPinnedBytes());
+        assertTrue(BIG > t.get(0).limits().maxFragmentBytes());
+        sinks[1].target = arena.allocate(BIG, 64);
+        t.get(0).sendPinned(1, header(BIG, 4096), pattern(BIG), 8, BIG);
+        assertFalse(t.get(0).released(1));
+        while (sinks[1].payloads.isEmpty()) t.get(1).progress();
+        assertEquals(1, sinks[1].payloads.size(), "one frame: the whole piece in one read");
+        assertEquals(4096L, sinks[1].offsets.get(0));
+        assertEquals(FrameHeader.FLAG_PLACED, (short) (sinks[1].flags.get(0) & FrameHeader.FLAG_PLACED));
+        assertPattern(sinks[1].target.toArray(ValueLayout.JAVA_BYTE), BIG);
+        assertTrue(t.get(0).released(1));
+    }
+
+    @Test
+    void aLargePieceForAHeapTargetArrivesInBounceSizedFramesInOrder() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        sinks[1].target = MemorySegment.ofArray(new byte[BIG]);
+        t.get(0).sendPinned(1, header(BIG, 1000), pattern(BIG), 8, BIG);
+        while (!t.get(0).released(1)) t.get(1).progress();
+        int fragment = t.get(0).limits().maxFragmentBytes();
+        assertEquals((BIG + fragment - 1) / fragment, sinks[1].payloads.size());
+        for (short f : sinks[1].flags) assertEquals(0, f & FrameHeader.FLAG_PLACED);
+        assertPattern(joined(sinks[1], 1000), BIG);
+    }
+
+    /** A peer that cannot read us gets a large pinned piece as ring-sized copies, in order. */
+    @Test
+    void aLargePieceToAPeerWithoutCmaIsCopiedInFragments() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, false);
+        MemorySegment src = pattern(BIG);
+        t.get(0).sendPinned(1, header(BIG, 64), src, 8, BIG);
+        assertTrue(t.get(0).released(1), "copied (or queued as copies) at once, nothing pinned");
+        src.fill((byte) 0);
+        int fragment = t.get(0).limits().maxFragmentBytes();
+        while (t.get(0).backlogBytes(1) > 0 || sinks[1].payloads.size() < (BIG + fragment - 1) / fragment) {
+            t.get(0).progress();
+            t.get(1).progress();
+        }
+        assertPattern(joined(sinks[1], 64), BIG);
+    }
+
+    /**
+     * A PINNED record whose memory cannot be read (here: an unmapped address; a sender that is
+     * gone gives ESRCH the same way) drops the pair and reports the loss: no hang, no data.
+     */
+    @Test
+    void anUnreadablePinnedPieceReportsThePeerLost() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        sinks[1].target = arena.allocate(BIG, 64);
+        MemorySegment unmapped = MemorySegment.ofAddress(4096).reinterpret(BIG);
+        t.get(0).sendPinned(1, header(BIG), unmapped, 0, BIG);
+        while (sinks[1].lost.isEmpty()) t.get(1).progress();
+        assertTrue(sinks[1].lost.get(0).contains("process_vm_readv of " + BIG + " bytes from rank 0 failed"),
+                sinks[1].lost.get(0));
+        assertEquals(List.of(), sinks[1].payloads);
+        while (sinks[0].lost.isEmpty()) t.get(0).progress();
+        assertTrue(t.get(0).released(1), "the sender is not kept waiting for a lost peer");
     }
 
     @Test

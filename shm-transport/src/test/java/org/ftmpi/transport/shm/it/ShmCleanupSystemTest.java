@@ -107,6 +107,23 @@ class ShmCleanupSystemTest {
         }
     }
 
+    /**
+     * The sender dies while a stream of 4 MiB single-copy messages is in flight (its fourth
+     * window posted): the receiver's wait ends with the failure error (never a hang), every
+     * message it got before was intact, and no segment is left.
+     */
+    @Test
+    void aSenderKilledMidStreamOfSingleCopyMessagesFailsTheReceiver() throws Exception {
+        Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), "stream-kill");
+        assertTrue(r.err().contains("SIGKILL"), r.toString());
+        Matcher m = Pattern.compile("rank 0 stream ended after (\\d+) good messages: class (\\d+) ProcFailedException")
+                .matcher(r.out());
+        assertTrue(m.find(), r.toString());
+        assertTrue(Integer.parseInt(m.group(1)) >= 12, "the first three windows arrived: " + r);
+        assertFalse(r.out().contains("corrupt"), r.toString());
+        assertEquals(List.of(), left(prefixOf(r)), "the launcher removed the job's files");
+    }
+
     @Test
     void aJobWithASigkilledRankLeavesNoSegment() throws Exception {
         Result r = ftmpirun("kill");

@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import mpi.MPI;
+import mpi.MPIException;
+import mpi.Request;
 import org.ftmpi.runtime.RuntimeEnv;
 import org.ftmpi.runtime.SharedMemoryFiles;
 
@@ -13,6 +15,10 @@ import org.ftmpi.runtime.SharedMemoryFiles;
  * (run with {@code --transports shm}, so only shared memory can carry them). With the argument
  * {@code kill}, rank 1 then leaves a file with the job's prefix behind (as a rank killed before
  * it unlinked its segment would) and kills itself with SIGKILL while rank 0 waits for it.
+ * With {@code stream-kill} (run with {@code --recovery-mode ignore}), rank 1 streams windows of
+ * 4 MiB messages from direct buffers (the single-copy path: one process_vm_readv per message)
+ * and kills itself after posting the sends of its fourth window; rank 0 checks every message it
+ * gets and reports the error its receive ends with.
  */
 public final class ShmJob {
     private ShmJob() {}
@@ -36,6 +42,10 @@ public final class ShmJob {
             }
         }
         System.out.println("rank " + me + " transferred");
+        if (args.length > 0 && args[0].equals("stream-kill")) {
+            streamThenKill(me);
+            return;
+        }
         if (args.length > 0 && args[0].equals("kill")) {
             if (me == 1) {
                 Files.createFile(Path.of(SharedMemoryFiles.DEFAULT_DIR, SharedMemoryFiles.prefix(jobId) + "leftover-1"));
@@ -45,5 +55,42 @@ public final class ShmJob {
             }
         }
         MPI.Finalize();
+    }
+
+    private static final int STREAM_BYTES = 4 << 20;
+    private static final int STREAM_WINDOW = 4;
+
+    private static void streamThenKill(int me) throws MPIException {
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
+        ByteBuffer[] bufs = new ByteBuffer[STREAM_WINDOW];
+        for (int w = 0; w < STREAM_WINDOW; w++) bufs[w] = MPI.newByteBuffer(STREAM_BYTES);
+        Request[] reqs = new Request[STREAM_WINDOW];
+        int received = 0;
+        for (int round = 0; ; round++) {
+            for (int w = 0; w < STREAM_WINDOW; w++) {
+                int message = round * STREAM_WINDOW + w;
+                if (me == 1) {
+                    bufs[w].put(0, (byte) message).put(STREAM_BYTES - 1, (byte) ~message);
+                    reqs[w] = MPI.COMM_WORLD.iSend(bufs[w], STREAM_BYTES, MPI.BYTE, 0, 5);
+                } else {
+                    reqs[w] = MPI.COMM_WORLD.iRecv(bufs[w], STREAM_BYTES, MPI.BYTE, 1, 5);
+                }
+            }
+            if (me == 1 && round == 3) Await.killSelf(); // its sends are posted, the receiver is reading
+            try {
+                Request.waitAll(reqs);
+            } catch (MPIException e) {
+                System.out.println("rank " + me + " stream ended after " + received + " good messages: class "
+                        + e.getErrorClass() + " " + e.getClass().getSimpleName());
+                System.exit(0);
+            }
+            for (int w = 0; w < STREAM_WINDOW && me == 0; w++) {
+                int message = round * STREAM_WINDOW + w;
+                if (bufs[w].get(0) != (byte) message || bufs[w].get(STREAM_BYTES - 1) != (byte) ~message) {
+                    throw new AssertionError("message " + message + " arrived corrupt");
+                }
+                received++;
+            }
+        }
     }
 }
