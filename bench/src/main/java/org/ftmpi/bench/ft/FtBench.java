@@ -182,6 +182,18 @@ public final class FtBench {
 
     // ------------------------------------------------------------------ detection
 
+    /**
+     * Waits until this rank's background warm-up (thread {@code ftmpi-warmup}, see
+     * docs/fault-tolerance.md, "Warm-up") has ended, so that a measured failure never competes
+     * with it for the cores; returns at once without one. Every measured program calls it after
+     * MPI.Init, so A/B runs with and without the warm-up start their measurements alike.
+     */
+    static void awaitWarmUp() throws InterruptedException {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("ftmpi-warmup")) t.join();
+        }
+    }
+
     static long epochMicros() {
         Instant t = Instant.now();
         return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
@@ -192,6 +204,7 @@ public final class FtBench {
      * path runs for the first time in their JVMs), then the last of the remaining ranks ("warm").
      */
     static void detect(Intracomm world, boolean stop, PrintStream out) throws Exception {
+        awaitWarmUp();
         int n = world.getSize(), rank = world.getRank();
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
@@ -267,6 +280,7 @@ public final class FtBench {
     }
 
     static void agree(Intracomm world, PrintStream out) throws Exception {
+        awaitWarmUp();
         int n = world.getSize(), rank = world.getRank(), victim = n - 1;
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
