@@ -3,6 +3,7 @@ package org.ftmpi.runtime;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -34,12 +35,12 @@ import mpi.Status;
  * <ul>
  * <li>A warm spare ({@link Spare}) runs {@link #SPARE_ROUNDS} rounds of the first before it
  *     reports ready.</li>
- * <li>A rank runs {@link #RANK_ROUNDS} rounds of the first and {@link #FAILURE_ROUNDS} of the
- *     second on a background daemon thread ({@code ftmpi-warmup}) while the program starts
- *     ({@link RankMain}), when {@link #wanted}: by default in a job that recovers ({@code
- *     --comm-mode shrink|blank|rebuild}, not {@code ignore}); job option {@code ft-warmup=true}
- *     turns it on for any job, {@code false} off. Never in a REBUILD replacement, whose start-up
- *     is on the recovery path. Measured in docs/benchmarks.md, "Issues 7/8, session 5".</li>
+ * <li>With the job option {@code ft-warmup=true}, a rank runs {@link #RANK_ROUNDS} rounds of the
+ *     first and {@link #FAILURE_ROUNDS} of the second on a background daemon thread ({@code
+ *     ftmpi-warmup}) while the program starts ({@link RankMain}); never a REBUILD replacement,
+ *     whose start-up is on the recovery path. Off by default: measured interleaved (docs/benchmarks.md,
+ *     "Issues 7/8, session 5"), it made the first agree and a first SHRINK recovery faster but
+ *     the detection of the job's first failure slower, and it costs about a second of CPU per rank.</li>
  * </ul>
  * The warm-up jobs have engines and connections of their own (the library keeps no static
  * state), are not counted by {@code --inject at-call}, print nothing, and a failure of them only
@@ -52,6 +53,8 @@ final class WarmUp {
     static final int RANK_ROUNDS = 40;
     /** Failure jobs (each: one death under IGNORE, one recovery) a rank runs in the background. */
     static final int FAILURE_ROUNDS = 3;
+    /** How long a rank of a failure job waits for the others at a step (a broken warm-up never hangs). */
+    private static final long BARRIER_S = 60;
 
     private WarmUp() {}
 
@@ -88,14 +91,13 @@ final class WarmUp {
     }
 
     /**
-     * Whether a rank started with these job options warms up in the background: job option
-     * {@code ft-warmup} if given, else whether the job recovers; never a replacement.
+     * Whether a rank started with these job options warms up in the background: with job option
+     * {@code ft-warmup=true} (any modes, so that it can be measured under {@code --recovery-mode
+     * ignore} too), never in a replacement. Off by default: see the class comment.
      */
     static boolean wanted(Map<String, String> options) {
-        if (Boolean.parseBoolean(options.getOrDefault("restarted", "false"))) return false;
-        String given = options.get("ft-warmup");
-        if (given != null) return Boolean.parseBoolean(given);
-        return Job.recoversFromFailure(options);
+        return !Boolean.parseBoolean(options.getOrDefault("restarted", "false"))
+                && Boolean.parseBoolean(options.getOrDefault("ft-warmup", "false"));
     }
 
     /** Options of the failure warm-up's jobs that follow the real job's: error classes and modes. */
@@ -128,12 +130,12 @@ final class WarmUp {
         int[] one = {1}, r1 = new int[1];
         w.barrier();
         if (rank == victim) {
-            posted.await();
+            posted.await(BARRIER_S, TimeUnit.SECONDS);
             rt.kill(victim, "ended by the warm-up");
             return;
         }
         Request r = w.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 7);
-        posted.await();
+        posted.await(BARRIER_S, TimeUnit.SECONDS);
         expectFailure(r::waitFor);
         expectFailure(() -> w.recv(r1, 1, MPI.INT, MPI.ANY_SOURCE, 8));
         expectFailure(() -> w.iProbe(MPI.ANY_SOURCE, 8));
@@ -156,7 +158,7 @@ final class WarmUp {
         int rank = w.getRank(), n = w.getSize(), victim = n - 1;
         int[] one = {1}, sum = new int[1];
         w.allReduce(one, sum, 1, MPI.INT, MPI.SUM);
-        entered.await();
+        entered.await(BARRIER_S, TimeUnit.SECONDS);
         if (rank == victim) {
             rt.kill(victim, "ended by the warm-up");
             return;

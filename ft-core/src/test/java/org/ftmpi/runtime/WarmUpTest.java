@@ -24,15 +24,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class WarmUpTest {
 
     @Test
-    void ranksOfRecoveringJobsWarmUpByDefaultAndTheOptionDecides() {
-        assertTrue(WarmUp.wanted(Map.of("comm-mode", "shrink")), "on by default in a recovering job");
-        assertTrue(WarmUp.wanted(Map.of("comm-mode", "blank", "recovery-mode", "auto")));
-        assertTrue(WarmUp.wanted(Map.of("comm-mode", "rebuild", "recovery-mode", "manual")));
-        assertFalse(WarmUp.wanted(Map.of()), "comm-mode abort (the default) does not recover");
-        assertFalse(WarmUp.wanted(Map.of("comm-mode", "shrink", "recovery-mode", "ignore")), "ignore does not recover");
-        assertFalse(WarmUp.wanted(Map.of("comm-mode", "shrink", "ft-warmup", "false")), "ft-warmup=false turns it off");
-        assertTrue(WarmUp.wanted(Map.of("recovery-mode", "ignore", "ft-warmup", "true")), "ft-warmup=true turns it on");
-        assertTrue(WarmUp.wanted(Map.of("ft-warmup", "true")));
+    void ranksWarmUpOnlyWhenAskedAndNeverAsAReplacement() {
+        assertFalse(WarmUp.wanted(Map.of("comm-mode", "shrink")), "off unless ft-warmup=true");
+        assertFalse(WarmUp.wanted(Map.of()), "off unless ft-warmup=true");
+        assertFalse(WarmUp.wanted(Map.of("comm-mode", "shrink", "ft-warmup", "false")));
+        assertTrue(WarmUp.wanted(Map.of("comm-mode", "shrink", "ft-warmup", "true")));
+        assertTrue(WarmUp.wanted(Map.of("comm-mode", "blank", "recovery-mode", "auto", "ft-warmup", "true")));
+        assertTrue(WarmUp.wanted(Map.of("recovery-mode", "ignore", "ft-warmup", "true")),
+                "any job that asks, so that it can be measured under ignore");
         assertFalse(WarmUp.wanted(Map.of("comm-mode", "rebuild", "restarted", "true", "ft-warmup", "true")),
                 "a replacement's start-up is on the recovery path");
     }

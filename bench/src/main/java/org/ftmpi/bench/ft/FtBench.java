@@ -184,13 +184,25 @@ public final class FtBench {
 
     /**
      * Waits until this rank's background warm-up (thread {@code ftmpi-warmup}, see
-     * docs/fault-tolerance.md, "Warm-up") has ended, so that a measured failure never competes
-     * with it for the cores; returns at once without one. Every measured program calls it after
-     * MPI.Init, so A/B runs with and without the warm-up start their measurements alike.
+     * docs/fault-tolerance.md, "Warm-up") has ended and the JIT has gone quiet, so that a measured
+     * failure competes with neither for the cores, as a failure long after start-up would not.
+     * Every measured program calls it after MPI.Init, so A/B runs with and without the warm-up
+     * start their measurements alike.
      */
     static void awaitWarmUp() throws InterruptedException {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().equals("ftmpi-warmup")) t.join();
+        }
+        // then until the JIT has had nothing to compile for 200 ms (at most 20 s): the compilations
+        // that start-up (and a warm-up) queued would otherwise compete with the measured failure
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) return;
+        long last = -1, end = System.nanoTime() + 20_000_000_000L;
+        while (System.nanoTime() < end) {
+            long now = jit.getTotalCompilationTime();
+            if (now == last) return;
+            last = now;
+            Thread.sleep(200);
         }
     }
 
