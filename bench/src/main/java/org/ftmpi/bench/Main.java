@@ -7,9 +7,9 @@ import mpi.MPIException;
 /**
  * Entry point of the OSU-style point-to-point benchmarks:
  * {@code bin/ftmpirun -np 2 bench latency|bandwidth|bw|bibw [options]}; see {@link P2POptions#usage()}.
- * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim|ft-coll|ft-recover}
+ * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim|ft-coll|ft-recover|ft-teardown}
  * ({@link org.ftmpi.bench.ft.FtBench}, {@link org.ftmpi.bench.ft.DetectorSim}, {@link org.ftmpi.bench.ft.CollModeBench},
- * {@link org.ftmpi.bench.ft.RecoveryBench}).
+ * {@link org.ftmpi.bench.ft.RecoveryBench}, {@link org.ftmpi.bench.ft.TeardownBench}).
  */
 public final class Main {
     /** Exit status for a command-line error. */
@@ -36,10 +36,17 @@ public final class Main {
                     case "ft-sim" -> org.ftmpi.bench.ft.DetectorSim.run(args, out, err);
                     case "ft-coll" -> org.ftmpi.bench.ft.CollModeBench.run(args, out, err);
                     case "ft-recover" -> org.ftmpi.bench.ft.RecoveryBench.run(args, out, err);
+                    case "ft-teardown" -> org.ftmpi.bench.ft.TeardownBench.run(args, out, err);
                     default -> org.ftmpi.bench.ft.FtBench.run(args, out, err);
                 };
             } catch (MPIException e) {
                 err.println("bench " + args[0] + ": MPI error: " + e.getMessage());
+                return EXIT_FAILURE;
+            } catch (java.io.IOException e) {
+                err.println("bench " + args[0] + ": " + e.getMessage());
+                return EXIT_FAILURE;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 return EXIT_FAILURE;
             }
         }

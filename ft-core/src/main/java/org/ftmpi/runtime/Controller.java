@@ -92,9 +92,9 @@ public final class Controller implements AutoCloseable {
         Thread t = new Thread(this::acceptLoop, "ftmpirun-accept");
         t.setDaemon(true);
         t.start();
-        // Off the critical path, on the pool where Process.onExit completes: load and link what
-        // the first failure notice needs (exit description, PROCESS_FAILED encoding).
-        java.util.concurrent.ForkJoinPool.commonPool().execute(() ->
+        // Off the critical path: load and link what the first failure notice needs (exit
+        // description, PROCESS_FAILED encoding).
+        Thread.ofPlatform().name("ftmpirun-warm").daemon().start(() ->
                 ControlMessages.failed(new ControlMessages.Failed(0, 0, ExitStatus.describe(128 + 9))));
     }
 

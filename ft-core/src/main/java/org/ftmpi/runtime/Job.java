@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * their exits, aborts and kills. Exit status rules in {@link LauncherOptions#HELP}.
  *
  * <p><b>Note:</b> thread-safe; job state is guarded by {@code this}. Exit callbacks run on
- * the JDK's process-reaper completion threads, timers on {@code ftmpirun-timer}.
+ * one {@code ftmpirun-wait-*} thread per process ({@link #watchExit}), timers on {@code ftmpirun-timer}.
  */
 final class Job implements Controller.Events {
     /** Time between SIGTERM and SIGKILL when stopping ranks. */
@@ -211,7 +211,7 @@ final class Job implements Controller.Events {
         console.log("started rank " + rank + " as pid " + p.pid());
         forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, rank, spec.tagOutput()));
         forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, rank, spec.tagOutput()));
-        p.onExit().thenAccept(x -> rankExited(rank, x));
+        watchExit(p, "ftmpirun-wait-" + rank, x -> rankExited(rank, x));
         OutputStream stdin = p.getOutputStream();
         try {
             stdin.write(SecretLine.format(secret));
@@ -222,7 +222,7 @@ final class Job implements Controller.Events {
                 pumpStdin(stdin);
             }
         } catch (IOException e) {
-            // the rank died at once; its exit is reported by onExit
+            // the rank died at once; its exit is reported by watchExit
         }
     }
 
@@ -262,12 +262,35 @@ final class Job implements Controller.Events {
         console.log("started warm spare process id " + id + " as pid " + p.pid());
         forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, -1, spec.tagOutput()));
         forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, -1, spec.tagOutput()));
-        p.onExit().thenAccept(x -> spareExited(id, x));
+        watchExit(p, "ftmpirun-wait-spare-" + id, x -> spareExited(id, x));
         try (OutputStream stdin = p.getOutputStream()) {
             stdin.write(SecretLine.format(secret));
         } catch (IOException e) {
-            // the spare died at once; its exit is reported by onExit
+            // the spare died at once; its exit is reported by watchExit
         }
+    }
+
+    /**
+     * Runs {@code then} as soon as {@code p} has exited, on a thread of its own that waits in
+     * {@link Process#waitFor()}: the JDK's reaper thread (in waitpid) wakes it directly. Not
+     * {@code Process.onExit()}, whose callbacks run on the common fork-join pool: its worker
+     * threads end after 60 s without work, so the first death of a long job paid for starting one
+     * (in this C1-only JVM) between waitpid and the survivors' notice.
+     */
+    private static void watchExit(Process p, String name, java.util.function.Consumer<Process> then) {
+        Thread.ofPlatform().name(name).daemon().start(() -> {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    p.waitFor();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // nobody interrupts these threads; keep waiting
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+            then.accept(p);
+        });
     }
 
     /** A spare process ended: unused (the job ended, or it died waiting), or as a rank it took over. */

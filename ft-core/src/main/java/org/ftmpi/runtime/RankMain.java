@@ -46,8 +46,9 @@ public final class RankMain {
         if ("1".equals(System.getenv(RuntimeEnv.SPARE))) { // ftmpirun -sp: wait to take over a rank
             Spare.warmUp(Thread.currentThread().getContextClassLoader());
             RankRuntimes.assign(Spare.awaitAssignment(System.getenv(), SecretLine.processSecret()));
-        } else if (WarmUp.wanted(RuntimeEnv.decodeOptions(System.getenv(RuntimeEnv.OPTIONS)))) {
-            WarmUp.inBackground(); // a recovering job: its first recovery should not run cold code
+        } else {
+            java.util.Map<String, String> options = RuntimeEnv.decodeOptions(System.getenv(RuntimeEnv.OPTIONS));
+            if (WarmUp.wanted(options)) WarmUp.inBackground(options); // the first failure should not run cold code
         }
         try {
             main.setAccessible(true);

@@ -2,38 +2,59 @@ package org.ftmpi.runtime;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import mpi.ProcFailedException;
 import mpi.Request;
 import mpi.Status;
 
 /**
- * Runs the library's communication and recovery code once before it is needed, so that a first
- * recovery (and a warm spare's takeover) does not pay for class loading, lambda and method-handle
- * linking and interpretation of cold code: a small MPI job of two threads-as-ranks
- * ({@link org.ftmpi.LocalJob}) over the real TCP transport, through the {@code mpi} facade —
- * point-to-point (blocking, non-blocking, {@code sendRecv}, probe), the common collectives, and
- * the ULFM {@code agree} and {@code shrink} that every recovery runs.
+ * Runs the library's communication, failure and recovery code once before it is needed, so that
+ * a first failure and a first recovery (and a warm spare's takeover) do not pay for class
+ * loading, lambda and method-handle linking, interpretation of cold code and the JIT's
+ * deoptimization of code compiled while no peer had failed. Small MPI jobs of threads-as-ranks
+ * ({@link org.ftmpi.LocalJob}) over the real TCP transport, through the {@code mpi} facade:
+ * <ol>
+ * <li>{@link #exercise}: two ranks, point-to-point (blocking, non-blocking, {@code sendRecv},
+ *     probe), the common collectives, and the ULFM {@code agree} and {@code shrink};</li>
+ * <li>{@link #failures}: the failure paths. A job of four ranks as under {@code --recovery-mode
+ *     ignore}: one rank dies ({@link LocalJobRuntime#kill}) while the others wait for it; a
+ *     pending receive fails with {@code ProcFailedException}, then a receive and a probe from
+ *     {@code ANY_SOURCE}, a send and a collective with the dead rank, {@code getFailed}, an
+ *     {@code agree} that raises, {@code ackFailed}, {@code agree}, {@code shrink} and the shrunk
+ *     communicator. Then a job of three ranks in the job's own modes (REBUILD as SHRINK: the
+ *     replacement is the controller's) with {@code recovery-mode auto}: a rank dies during an
+ *     {@code allReduce}, the survivors recover COMM_WORLD (the recovery agreement, the new
+ *     generation, COMM_WORLD re-made) and reduce on it.</li>
+ * </ol>
  *
  * <ul>
- * <li>A warm spare ({@link Spare}) runs {@link #SPARE_ROUNDS} rounds before it reports ready.</li>
- * <li>With the job option {@code ft-warmup=true}, a rank of a job that recovers ({@code
- *     --comm-mode shrink|blank|rebuild}) runs {@link #RANK_ROUNDS} rounds on a background daemon
- *     thread of minimum priority while the program starts ({@link RankMain}; not a REBUILD
- *     replacement, whose start-up is on the recovery path). Off by default: on the loaded 2-core
- *     development VM it did not measurably shorten a first SHRINK recovery (see
- *     docs/fault-tolerance.md, "Warm-up") and it costs CPU at start-up.</li>
+ * <li>A warm spare ({@link Spare}) runs {@link #SPARE_ROUNDS} rounds of the first before it
+ *     reports ready.</li>
+ * <li>With the job option {@code ft-warmup=true}, a rank runs {@link #RANK_ROUNDS} rounds of the
+ *     first and {@link #FAILURE_ROUNDS} of the second on a background daemon thread ({@code
+ *     ftmpi-warmup}) while the program starts ({@link RankMain}); never a REBUILD replacement,
+ *     whose start-up is on the recovery path. Off by default: measured interleaved (docs/benchmarks.md,
+ *     "Issues 7/8, session 5"), it made the first agree and a first SHRINK recovery faster but
+ *     the detection of the job's first failure slower, and it costs about a second of CPU per rank.</li>
  * </ul>
- * The warm-up job has engines and connections of its own (the library keeps no static state),
- * is not counted by {@code --inject at-call}, and a failure of it only means that the first
- * recovery starts cold.
+ * The warm-up jobs have engines and connections of their own (the library keeps no static
+ * state), are not counted by {@code --inject at-call}, print nothing, and a failure of them only
+ * means that the first failure or recovery runs cold.
  */
 final class WarmUp {
     /** Rounds a warm spare runs before it reports ready (about 1 s at a load average of 25 on 2 cores). */
     static final int SPARE_ROUNDS = 60;
     /** Rounds a rank runs in the background: the classes and a first compilation of the recovery path. */
     static final int RANK_ROUNDS = 40;
+    /** Failure jobs (each: one death under IGNORE, one recovery) a rank runs in the background. */
+    static final int FAILURE_ROUNDS = 3;
+    /** How long a rank of a failure job waits for the others at a step (a broken warm-up never hangs). */
+    private static final long BARRIER_S = 60;
 
     private WarmUp() {}
 
@@ -46,18 +67,122 @@ final class WarmUp {
         }
     }
 
-    /** Starts {@link #run} on a daemon thread of minimum priority (a rank of a recovering job); returns it. */
-    static Thread inBackground() {
-        return Thread.ofPlatform().name("ftmpi-warmup").daemon().priority(Thread.MIN_PRIORITY)
-                .start(() -> run(RANK_ROUNDS, false));
+    /**
+     * Runs {@code rounds} rounds of the failure warm-up ({@link #failures}) for a job with the
+     * options {@code job}; {@code report}: print a failure on stderr.
+     */
+    static void runFailures(Map<String, String> job, int rounds, boolean report) {
+        try {
+            for (int i = 0; i < rounds; i++) failures(job);
+        } catch (Exception | LinkageError e) {
+            if (report) System.err.println("ftmpi: failure warm-up failed (the first failure will run cold code): " + e);
+        }
     }
 
-    /** Whether a rank started with these job options warms up in the background. */
+    /**
+     * Starts the warm-up of a rank ({@link #run}, then {@link #runFailures}) on a daemon thread;
+     * returns it.
+     */
+    static Thread inBackground(Map<String, String> job) {
+        return Thread.ofPlatform().name("ftmpi-warmup").daemon().priority(Thread.MIN_PRIORITY).start(() -> {
+            run(RANK_ROUNDS, false);
+            runFailures(job, FAILURE_ROUNDS, false);
+        });
+    }
+
+    /**
+     * Whether a rank started with these job options warms up in the background: with job option
+     * {@code ft-warmup=true} (any modes, so that it can be measured under {@code --recovery-mode
+     * ignore} too), never in a replacement. Off by default: see the class comment.
+     */
     static boolean wanted(Map<String, String> options) {
-        String mode = options.getOrDefault("comm-mode", "abort");
-        return !mode.equals("abort") && !options.getOrDefault("recovery-mode", "manual").equals("ignore")
-                && !Boolean.parseBoolean(options.getOrDefault("restarted", "false"))
+        return !Boolean.parseBoolean(options.getOrDefault("restarted", "false"))
                 && Boolean.parseBoolean(options.getOrDefault("ft-warmup", "false"));
+    }
+
+    /** Options of the failure warm-up's jobs that follow the real job's: error classes and modes. */
+    private static Map<String, String> failureOptions(Map<String, String> job, String commMode, String recoveryMode) {
+        Map<String, String> o = new java.util.HashMap<>();
+        o.put("transports", "tcp");
+        o.put("comm-mode", commMode);
+        o.put("recovery-mode", recoveryMode);
+        for (String k : new String[] {"ulfm-error-classes", "msg-mode", "coll-mode"}) {
+            if (job.containsKey(k)) o.put(k, job.get(k));
+        }
+        return o;
+    }
+
+    /** One round of the failure paths (class comment): a death under IGNORE, then a recovery. */
+    static void failures(Map<String, String> job) throws Exception {
+        AtomicReference<LocalJobRuntime> rt = new AtomicReference<>();
+        CyclicBarrier posted = new CyclicBarrier(4);
+        org.ftmpi.LocalJob.run(4, failureOptions(job, "abort", "ignore"), rt::set, w -> ulfm(w, rt.get(), posted));
+        String mode = job.getOrDefault("comm-mode", "shrink");
+        String commMode = mode.equals("blank") ? "blank" : "shrink";
+        CyclicBarrier entered = new CyclicBarrier(3);
+        org.ftmpi.LocalJob.run(3, failureOptions(job, commMode, "auto"), rt::set, w -> recovery(w, rt.get(), entered));
+    }
+
+    /** The last rank dies while the others wait for it; the survivors run the ULFM operations. */
+    private static void ulfm(Intracomm w, LocalJobRuntime rt, CyclicBarrier posted) throws Exception {
+        w.setErrhandler(MPI.ERRORS_RETURN);
+        int rank = w.getRank(), victim = w.getSize() - 1;
+        int[] one = {1}, r1 = new int[1];
+        w.barrier();
+        if (rank == victim) {
+            posted.await(BARRIER_S, TimeUnit.SECONDS);
+            rt.kill(victim, "ended by the warm-up");
+            return;
+        }
+        Request r = w.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 7);
+        posted.await(BARRIER_S, TimeUnit.SECONDS);
+        expectFailure(r::waitFor);
+        expectFailure(() -> w.recv(r1, 1, MPI.INT, MPI.ANY_SOURCE, 8));
+        expectFailure(() -> w.iProbe(MPI.ANY_SOURCE, 8));
+        expectFailure(() -> w.send(one, 1, MPI.INT, victim, 9));
+        expectFailure(() -> w.allReduce(one, r1, 1, MPI.INT, MPI.SUM));
+        if (w.getFailed().getSize() != 1) throw new IllegalStateException("warm-up: getFailed() is not the dead rank");
+        expectFailure(() -> w.agree(1));
+        w.ackFailed();
+        w.agree(1);
+        Intracomm s = w.shrink();
+        s.allReduce(one, r1, 1, MPI.INT, MPI.SUM);
+        s.agree(1);
+        s.barrier();
+        s.free();
+    }
+
+    /** recovery-mode auto: the last rank dies during an allReduce; the survivors recover and reduce again. */
+    private static void recovery(Intracomm w, LocalJobRuntime rt, CyclicBarrier entered) throws Exception {
+        w.setErrhandler(MPI.ERRORS_RETURN);
+        int rank = w.getRank(), n = w.getSize(), victim = n - 1;
+        int[] one = {1}, sum = new int[1];
+        w.allReduce(one, sum, 1, MPI.INT, MPI.SUM);
+        entered.await(BARRIER_S, TimeUnit.SECONDS);
+        if (rank == victim) {
+            rt.kill(victim, "ended by the warm-up");
+            return;
+        }
+        expectFailure(() -> {
+            while (true) w.allReduce(one, sum, 1, MPI.INT, MPI.SUM); // until the death is known
+        });
+        w.allReduce(one, sum, 1, MPI.INT, MPI.SUM); // on the recovered COMM_WORLD
+        if (sum[0] != n - 1) throw new IllegalStateException("warm-up: the recovered sum is " + sum[0]);
+        w.barrier();
+    }
+
+    private interface Call {
+        void run() throws MPIException;
+    }
+
+    /** Runs a call that must fail because a peer died. */
+    private static void expectFailure(Call c) throws MPIException {
+        try {
+            c.run();
+        } catch (ProcFailedException expected) {
+            return;
+        }
+        throw new IllegalStateException("warm-up: a call with a dead peer did not fail");
     }
 
     /** The body of each of the two ranks. */

@@ -184,6 +184,21 @@ class FtmpirunSystemTest {
     }
 
     @Test
+    void rankHeapsUseTransparentHugePagesWhenTheKernelOffersThemUnlessTheUserSaysNo() throws Exception {
+        boolean offered = !Launcher.hugePageOptions(Launcher.THP_ENABLED, List.of(), List.of()).isEmpty();
+        Result r = run(cmd(List.of("-np", "2"), "vmopt", "UseTransparentHugePages"));
+        assertEquals(0, r.code(), r.err());
+        for (int i = 0; i < 2; i++) {
+            assertTrue(r.out().contains("rank " + i + " UseTransparentHugePages=" + offered), r.out());
+        }
+        List<String> off = cmd(List.of("-np", "2"), "vmopt", "UseTransparentHugePages");
+        off.add(off.indexOf("java") + 1, "-XX:-UseTransparentHugePages");
+        Result u = run(off);
+        assertEquals(0, u.code(), u.err());
+        assertTrue(u.out().contains("rank 1 UseTransparentHugePages=false"), u.out());
+    }
+
+    @Test
     void tagOutputPrefixesEveryLineWithItsRank() throws Exception {
         Result r = run(cmd(List.of("-n", "2", "--tag-output"), "hello"));
         assertEquals(0, r.code(), r.err());

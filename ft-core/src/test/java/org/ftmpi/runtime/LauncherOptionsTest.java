@@ -169,4 +169,23 @@ class LauncherOptionsTest {
         UsageException e = assertThrows(UsageException.class, () -> parse(args));
         assertTrue(e.getMessage().contains(part), e.getMessage());
     }
+
+    @Test
+    void transparentHugePagesAreAskedForWhenTheKernelOffersThemAndNoOptionNamesThem(@org.junit.jupiter.api.io.TempDir
+                                                                                    java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path f = tmp.resolve("enabled");
+        List<String> on = List.of("-XX:+UseTransparentHugePages");
+        java.nio.file.Files.writeString(f, "always [madvise] never\n");
+        assertEquals(on, Launcher.hugePageOptions(f, List.of("--enable-native-access=ALL-UNNAMED"), List.of("-Xmx1g")));
+        java.nio.file.Files.writeString(f, "[always] madvise never\n");
+        assertEquals(on, Launcher.hugePageOptions(f, List.of(), List.of()));
+        java.nio.file.Files.writeString(f, "always madvise [never]\n");
+        assertEquals(List.of(), Launcher.hugePageOptions(f, List.of(), List.of()), "the kernel has THP off");
+        assertEquals(List.of(), Launcher.hugePageOptions(tmp.resolve("missing"), List.of(), List.of()), "no THP here");
+        java.nio.file.Files.writeString(f, "always [madvise] never\n");
+        assertEquals(List.of(), Launcher.hugePageOptions(f, List.of(), List.of("-XX:-UseTransparentHugePages")),
+                "the user's own choice");
+        assertEquals(List.of(), Launcher.hugePageOptions(f, List.of("-XX:-UseTransparentHugePages"), List.of()),
+                "conf/rank-jvm.options' choice");
+    }
 }

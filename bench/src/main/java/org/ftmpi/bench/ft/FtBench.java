@@ -182,6 +182,30 @@ public final class FtBench {
 
     // ------------------------------------------------------------------ detection
 
+    /**
+     * Waits until this rank's background warm-up (thread {@code ftmpi-warmup}, see
+     * docs/fault-tolerance.md, "Warm-up") has ended and the JIT has gone quiet, so that a measured
+     * failure competes with neither for the cores, as a failure long after start-up would not.
+     * Every measured program calls it after MPI.Init, so A/B runs with and without the warm-up
+     * start their measurements alike.
+     */
+    static void awaitWarmUp() throws InterruptedException {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("ftmpi-warmup")) t.join();
+        }
+        // then until the JIT has had nothing to compile for 200 ms (at most 20 s): the compilations
+        // that start-up (and a warm-up) queued would otherwise compete with the measured failure
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) return;
+        long last = -1, end = System.nanoTime() + 20_000_000_000L;
+        while (System.nanoTime() < end) {
+            long now = jit.getTotalCompilationTime();
+            if (now == last) return;
+            last = now;
+            Thread.sleep(200);
+        }
+    }
+
     static long epochMicros() {
         Instant t = Instant.now();
         return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
@@ -192,6 +216,7 @@ public final class FtBench {
      * path runs for the first time in their JVMs), then the last of the remaining ranks ("warm").
      */
     static void detect(Intracomm world, boolean stop, PrintStream out) throws Exception {
+        awaitWarmUp();
         int n = world.getSize(), rank = world.getRank();
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
@@ -288,6 +313,7 @@ public final class FtBench {
     }
 
     static void agree(Intracomm world, PrintStream out) throws Exception {
+        awaitWarmUp();
         int n = world.getSize(), rank = world.getRank(), victim = n - 1;
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);

@@ -42,6 +42,11 @@ public final class RecoveryBench {
             }
         }
         MPI.Init(args);
+        try {
+            FtBench.awaitWarmUp(); // the injected failure comes after it (at-call counts from here)
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         int[] done = {0}, sum = new int[1];

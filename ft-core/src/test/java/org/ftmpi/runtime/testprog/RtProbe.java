@@ -83,6 +83,8 @@ public final class RtProbe {
                 Await.endedFromOutside();
             }
             case "sleep" -> Await.endedFromOutside();
+            case "vmopt" -> say("rank " + me + " " + args[1] + "=" + java.lang.management.ManagementFactory
+                    .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption(args[1]).getValue());
             case "secret" -> checkSecret(me, info.secret());
             default -> { }
         }
