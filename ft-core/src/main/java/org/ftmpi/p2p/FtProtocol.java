@@ -16,9 +16,10 @@ import java.util.Map;
  * <p><b>Agreement</b> (documented with its correctness argument in docs/fault-tolerance.md): a
  * coordinator-based two-phase protocol with ballots, in the style of Paxos with a perfect failure
  * detector, with an optional coordinator-free fast path first. <i>Fast path</i> (communicators
- * of at most {@code agree-fast} members, off by default; only while no member is known failed): two passes shaped like allreduce's recursive doubling (FAST messages). The first
- * gathers the AND of all n values; a member that holds all n accepts the proposal (that AND, no
- * failed member) under ballot {@link #FAST_BALLOT}. The second gathers the set of members known
+ * of at most {@code agree-fast} members, off by default; only while no member is known failed):
+ * two passes shaped like allreduce's recursive doubling (FAST messages). The first gathers the
+ * AND of all n values; a member that holds all n accepts the proposal (that AND, no failed
+ * member) under ballot {@link #FAST_BALLOT}. The second gathers the set of members known
  * to have accepted it; a member decides once it holds all n: 2 log2 n message delays, 2 n log2 n
  * messages, n log2 n per pass as one allreduce. A failure, or any message of the coordinator
  * protocol, closes the fast path at a member for that instance: it then never accepts the FAST
