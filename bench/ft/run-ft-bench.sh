@@ -3,14 +3,16 @@
 # bench ft-* programs through bin/ftmpirun, interleaved, and prints medians.
 #
 #   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--recover-np "4 8 16"]
-#                            [--only overhead,detect,agree,sim,recover]
+#                            [--agree-fast "0 8"] [--only overhead,detect,agree,sim,recover]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; a table of medians,
 #           the ratio of the medians and the median/min/max of the per-round (paired) ratios.
 # detect:   T jobs per np and signal (SIGKILL, SIGSTOP), two rounds each (cold, then warm); medians of "first survivor told" and
 #           "every survivor told", ms after the signal.
-# agree:    T jobs per np; medians of each figure (us).
+# agree:    T jobs per np; medians of each figure (us). --agree-fast "0 8": per trial and np one
+#           job per value of the job option agree-fast (0: coordinator protocol only, the
+#           default; N: the fast path up to N members), interleaved, medians per value.
 # sim:      the simulated detector table (bench ft-sim).
 # recover:  T jobs per --recover-np and recovery kind (bench ft-recover, rank 1 SIGKILLed at its
 #           call 300, --recovery-mode auto --opt ft-trace=true): SHRINK, BLANK, REBUILD with a warm
@@ -21,20 +23,24 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-rounds=7 trials=7 nps="4 8" rnps="4 8 16" only="overhead,detect,agree,sim,recover"
+rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="0" only="overhead,detect,agree,sim,recover"
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
         --trials) trials=$2; shift 2 ;;
         --np) nps=$2; shift 2 ;;
         --recover-np) rnps=$2; shift 2 ;;
+        --agree-fast) afs=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
 for v in "$rounds" "$trials"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run-ft-bench.sh: --rounds/--trials expect a positive integer, got '$v'" >&2; exit 2; }
+done
+for v in $afs; do
+    [[ $v =~ ^[0-9]+$ ]] || { echo "run-ft-bench.sh: --agree-fast expects numbers of members (0 or more), got '$v'" >&2; exit 2; }
 done
 mkdir -p "$root/bench/results"
 raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M).txt"
@@ -100,16 +106,22 @@ fi
 
 if [[ ,$only, == *,agree,* ]]; then
     for t in $(seq 1 "$trials"); do
-        for np in $nps; do job "agree-np$np" -np "$np" --recovery-mode ignore bench ft-agree; done
+        for np in $nps; do
+            for af in $afs; do
+                job "agree-np$np-af$af" -np "$np" --recovery-mode ignore --opt agree-fast="$af" bench ft-agree
+            done
+        done
     done
     for np in $nps; do
-        sel=$(grep "^agree-np$np " "$raw" || true)
-        printf "## ft-agree np %s, %s jobs, medians:" "$np" "$trials"
-        for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us \
-                 shrink_failed_us agree_failed_us; do
-            printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
+        for af in $afs; do
+            sel=$(grep "^agree-np$np-af$af " "$raw" || true)
+            printf "## ft-agree np %s agree-fast %s, %s jobs, medians:" "$np" "$af" "$trials"
+            for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us \
+                     shrink_failed_us agree_failed_us; do
+                printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
+            done
+            echo
         done
-        echo
     done
 fi
 

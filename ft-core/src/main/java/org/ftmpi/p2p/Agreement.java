@@ -21,7 +21,22 @@ final class Agreement {
     /** Coordinator the contribution was last sent to, or -1. */
     int sentTo = -1;
 
-    // acceptor
+    // fast path (see FtProtocol): two recursive-doubling passes, values (phase 0) then acceptances (phase 1)
+    /** This member runs the fast path: it knew no failed member at its start and saw no slow message since. */
+    boolean fast;
+    /** A message of the coordinator protocol arrived for this instance: the fast path is closed here. */
+    boolean slowSeen;
+    /** This member's exchange steps ({@link FtProtocol#schedule}), its phase, its position and the last position it sent at. */
+    int[] fastSchedule;
+    int fastPhase, fastPos, fastSentPos = -1;
+    /** Phase 0: members whose value is folded into {@link #fastAnd}; phase 1: members known to have accepted. */
+    BitSet fastMask;
+    int fastAnd = -1;
+    /** Fast messages received, by pass * 64 + round (made by the first): their mask (null: not arrived) and value. */
+    BitSet[] fastIn;
+    int[] fastInValue;
+
+    // acceptor; ballots: -1 none, FtProtocol.FAST for the fast path, rank + 1 for a coordinator
     int ballot = -1;
     int pValue;
     BitSet pFailed = new BitSet();

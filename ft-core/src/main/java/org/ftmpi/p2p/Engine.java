@@ -111,6 +111,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (!List.of("auto", "spin", "yield").contains(idleMode)) {
             throw new IOException("job option idle=" + idleMode + " must be auto, spin or yield");
         }
+        ft.fastMax(agreeFastMax(pre.option("agree-fast", Integer.toString(FtProtocol.FAST_MAX_DEFAULT))));
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
@@ -580,6 +581,17 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Whether waiters of this engine yield at once (oversubscribed host, or {@code idle=yield}). */
     public boolean yieldsWhenIdle() {
         return idleStart > 0;
+    }
+
+    /** Job option {@code agree-fast}: the largest communicator whose agreement tries the fast path first (0: none). */
+    static int agreeFastMax(String value) throws IOException {
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 0) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IOException("job option agree-fast=" + value + " must be a number of members (0 or more; 0: no fast path)");
     }
 
     private static int idleStart(JobInfo job, String mode) {
@@ -1137,6 +1149,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         } catch (IOException e) {
             peerLost(worldRank, e.getMessage());
         }
+    }
+
+    /** This engine's fault-tolerance protocol (tests). */
+    FtProtocol ftProtocol() {
+        return ft;
     }
 
     /** MPIX_COMM_REVOKE: revokes the communicator here and at every live member. */

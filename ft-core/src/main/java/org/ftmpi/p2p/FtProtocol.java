@@ -15,7 +15,18 @@ import java.util.Map;
  *
  * <p><b>Agreement</b> (documented with its correctness argument in docs/fault-tolerance.md): a
  * coordinator-based two-phase protocol with ballots, in the style of Paxos with a perfect failure
- * detector. The coordinator is the lowest-ranked member not known failed; its ballot is its rank.
+ * detector, with an optional coordinator-free fast path first. <i>Fast path</i> (communicators
+ * of at most {@code agree-fast} members, off by default; only while no member is known failed):
+ * two passes shaped like allreduce's recursive doubling (FAST messages). The first gathers the
+ * AND of all n values; a member that holds all n accepts the proposal (that AND, no failed
+ * member) under ballot {@link #FAST_BALLOT}. The second gathers the set of members known
+ * to have accepted it; a member decides once it holds all n: 2 log2 n message delays, 2 n log2 n
+ * messages, n log2 n per pass as one allreduce. A failure, or any message of the coordinator
+ * protocol, closes the fast path at a member for that instance: it then never accepts the FAST
+ * ballot again and runs the coordinator protocol, reporting the FAST proposal if it accepted it
+ * (so a coordinator re-proposes it, as Paxos re-proposes any accepted value).
+ * <i>Coordinator protocol</i>: the coordinator is the lowest-ranked member not known failed; its
+ * ballot is its rank + 1.
  * Every member sends CONTRIB (flag, failures it knows, accepted proposal) to its coordinator,
  * and again whenever its coordinator changes. The coordinator waits for a contribution from every
  * member not known failed, then proposes (PROPOSE) either the accepted proposal with the highest
@@ -29,14 +40,40 @@ import java.util.Map;
  * <p><b>Note:</b> every method runs under the engine's progress lock.
  */
 final class FtProtocol {
-    static final int REVOKE = 1, CONTRIB = 2, PROPOSE = 3, ACK = 4, COMMIT = 5;
+    static final int REVOKE = 1, CONTRIB = 2, PROPOSE = 3, ACK = 4, COMMIT = 5, FAST = 6;
+
+    /** The fast path's ballot: below every coordinator's (rank + 1), so a coordinator re-proposes it. */
+    static final int FAST_BALLOT = 0;
+
+    /**
+     * Largest communicator that tries the fast path first (job option {@code agree-fast}; 0, the
+     * default, turns it off). Off by default: measured at 4 and 8 members on the loaded 2-core
+     * machine it did not make {@code agree} measurably cheaper and made back-to-back shrinks
+     * slower (docs/benchmarks.md, "Issue 7, session 5").
+     */
+    static final int FAST_MAX_DEFAULT = 0;
 
     private final Engine engine;
     private final Map<Integer, CommFt> comms;
+    private int fastMax = FAST_MAX_DEFAULT;
+
+    /** Test seam (FastAgreementTest): sees each fast-path step of this process. */
+    interface StepListener {
+        /** Before the message of step {@code pos} of pass {@code pass} is sent; pass 2: just decided. */
+        void step(int k, int pass, int pos);
+    }
+
+    /** Null except in tests that kill a member at a chosen fast-path step. */
+    StepListener stepListener;
 
     FtProtocol(Engine engine, Map<Integer, CommFt> comms) {
         this.engine = engine;
         this.comms = comms;
+    }
+
+    /** Sets the largest communicator that uses the fast path (0: never). */
+    void fastMax(int members) {
+        fastMax = members;
     }
 
     CommFt state(int context) {
@@ -81,11 +118,23 @@ final class FtProtocol {
                         BitSet a, BitSet c) {
         Agreement g = f.agreement(k);
         switch (kind) {
+            case FAST -> {
+                // ballot: the pass (0 values, 1 acceptances); pValue: the round
+                if (g.decided || ballot < 0 || ballot > 1 || pValue < 0 || pValue >= 64) return;
+                if (g.fastIn == null) {
+                    g.fastIn = new BitSet[128];
+                    g.fastInValue = new int[128];
+                }
+                g.fastIn[ballot * 64 + pValue] = a;
+                g.fastInValue[ballot * 64 + pValue] = value;
+                advance(f, g);
+            }
             case CONTRIB -> {
                 if (g.decided) {
                     send(f, from, COMMIT, k, g.dValue, 0, 0, g.dFailed, null);
                     return;
                 }
+                closeFast(g);
                 g.contribs.put(from, new Agreement.Contrib(value, a, ballot, pValue, c));
                 advance(f, g);
             }
@@ -94,6 +143,7 @@ final class FtProtocol {
                     send(f, from, COMMIT, k, g.dValue, 0, 0, g.dFailed, null); // the proposer passes it on
                     return;
                 }
+                closeFast(g);
                 if (ballot < g.ballot) return; // superseded: a higher ballot was accepted here
                 g.ballot = ballot;
                 g.pValue = value;
@@ -114,11 +164,13 @@ final class FtProtocol {
             }
             case ACK -> {
                 if (g.decided) return;
+                closeFast(g);
                 g.acked(ballot, from);
                 advance(f, g);
             }
             case COMMIT -> {
                 if (g.decided) return;
+                closeFast(g);
                 decide(g, value, a);
                 if (f.world != null && coordinator(f) == myRank(f)) {
                     // This process coordinates: the others wait for it, so it passes the decision on.
@@ -143,14 +195,123 @@ final class FtProtocol {
         if (!g.started) {
             g.started = true;
             g.value = value;
+            int n = f.world == null ? 0 : f.world.length;
+            if (n > 1 && n <= fastMax && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
         }
         advance(f, g);
         return g;
     }
 
+    /** Starts the fast path: this member's value is the first of the first pass. */
+    private void startFast(CommFt f, Agreement g, int value) {
+        int me = myRank(f);
+        g.fast = true;
+        g.sentTo = coordinator(f); // no contribution to a coordinator unless the fast path closes
+        g.fastSchedule = schedule(me, f.world.length);
+        g.fastMask = new BitSet();
+        g.fastMask.set(me);
+        g.fastAnd = value;
+    }
+
+    private static final int SEND = 1, RECV = 2, EXCHANGE = 3, FOLD_IN = 0, FOLD_OUT = 63;
+
+    /**
+     * The exchange steps of member {@code me} of {@code n} in one fast pass, as allreduce's
+     * recursive doubling: with {@code p} the largest power of two not above {@code n} and
+     * {@code rem = n - p}, each even rank below {@code 2 rem} sends to the odd one above it and
+     * receives the result from it at the end; the others exchange with partner {@code newRank ^ 2^i}
+     * in round {@code i + 1}. Each step is {@code peer << 8 | round << 2 | SEND/RECV/EXCHANGE}.
+     */
+    static int[] schedule(int me, int n) {
+        int pof2 = Integer.highestOneBit(n), rem = n - pof2;
+        if (me < 2 * rem && me % 2 == 0) return new int[] {step(me + 1, FOLD_IN, SEND), step(me + 1, FOLD_OUT, RECV)};
+        int rounds = Integer.numberOfTrailingZeros(pof2);
+        boolean folds = me < 2 * rem;
+        int[] out = new int[rounds + (folds ? 2 : 0)];
+        int i = 0;
+        if (folds) out[i++] = step(me - 1, FOLD_IN, RECV);
+        int newRank = folds ? me / 2 : me - rem;
+        for (int r = 0; r < rounds; r++) {
+            int partner = newRank ^ (1 << r);
+            out[i++] = step(partner < rem ? partner * 2 + 1 : partner + rem, r + 1, EXCHANGE);
+        }
+        if (folds) out[i] = step(me - 1, FOLD_OUT, SEND);
+        return out;
+    }
+
+    private static int step(int peer, int round, int type) {
+        return peer << 8 | round << 2 | type;
+    }
+
+    /**
+     * Runs the fast path as far as the messages received allow: sends this step's message once,
+     * folds in the partner's when it is there; after the first pass accepts the FAST proposal
+     * (all n values are in), after the second decides it (all n members accepted it).
+     */
+    private void fastStep(CommFt f, Agreement g) {
+        int n = f.world.length;
+        while (g.fast && !g.decided) {
+            int[] sched = g.fastSchedule;
+            if (g.fastPos == sched.length) {
+                if (g.fastMask.cardinality() < n) return; // not without a failure, which closes the fast path
+                if (g.fastPhase == 1) {
+                    decide(g, g.pValue, g.pFailed);
+                    if (stepListener != null) stepListener.step(g.k, 2, 0);
+                    return;
+                }
+                g.ballot = FAST_BALLOT;
+                g.pValue = g.fastAnd;
+                g.pFailed = new BitSet();
+                g.fastPhase = 1;
+                g.fastPos = 0;
+                g.fastSentPos = -1;
+                g.fastMask = new BitSet();
+                g.fastMask.set(myRank(f));
+                continue;
+            }
+            int e = sched[g.fastPos], peer = e >>> 8, round = (e >>> 2) & 63;
+            if ((e & SEND) != 0 && g.fastSentPos < g.fastPos) {
+                g.fastSentPos = g.fastPos;
+                if (stepListener != null) stepListener.step(g.k, g.fastPhase, g.fastPos);
+                send(f, peer, FAST, g.k, g.fastPhase == 0 ? g.fastAnd : 0, g.fastPhase, round, g.fastMask, null);
+            }
+            if ((e & RECV) != 0) {
+                int slot = g.fastPhase * 64 + round;
+                BitSet in = g.fastIn == null ? null : g.fastIn[slot];
+                if (in == null) return;
+                g.fastMask.or(in);
+                if (g.fastPhase == 0) g.fastAnd &= g.fastInValue[slot];
+            }
+            g.fastPos++;
+        }
+    }
+
+    /**
+     * Closes the fast path of {@code g} here (a failure is known, or the coordinator protocol
+     * runs): the FAST ballot is never accepted here afterwards (the promise that makes a later
+     * coordinator see it if it was decided), and the next {@link #advance} sends this member's
+     * contribution, or its decision, to the coordinator.
+     */
+    private static void closeFast(Agreement g) {
+        g.slowSeen = true;
+        if (g.fast) {
+            g.fast = false;
+            g.sentTo = -1;
+        }
+    }
+
+    private boolean anyMemberFailed(CommFt f) {
+        for (int w : f.world) {
+            if (engine.isFailed(w)) return true;
+        }
+        return false;
+    }
+
     /** Re-evaluates an agreement after a message, a failure or a poll. */
     void advance(CommFt f, Agreement g) {
         if (!g.started || f.world == null) return;
+        if (g.fast && anyMemberFailed(f)) closeFast(g);
+        if (g.fast) fastStep(f, g);
         int me = myRank(f);
         int coord = coordinator(f);
         if (g.decided) {
@@ -170,7 +331,7 @@ final class FtProtocol {
                 send(f, coord, CONTRIB, g.k, g.value, g.ballot, g.pValue, known, g.pFailed);
             }
         }
-        if (coord == me) coordinate(f, g, me);
+        if (coord == me && !g.fast) coordinate(f, g, me);
         decideIfAccepted(f, g, me);
     }
 
@@ -215,13 +376,13 @@ final class FtProtocol {
             g.propValue = and;
             g.propFailed = union;
         }
-        g.ballot = me;
+        g.ballot = me + 1;
         g.pValue = g.propValue;
         g.pFailed = g.propFailed;
-        g.acked(me, me);
+        g.acked(g.ballot, me);
         for (int r = 0; r < n; r++) {
             if (r != me && !failedNow.get(r) && !g.propFailed.get(r)) {
-                send(f, r, PROPOSE, g.k, g.propValue, me, 0, g.propFailed, null);
+                send(f, r, PROPOSE, g.k, g.propValue, g.ballot, 0, g.propFailed, null);
             }
         }
     }
@@ -229,13 +390,14 @@ final class FtProtocol {
     /**
      * Decides the proposal accepted here once every member outside its failed set and not known
      * failed accepted it too: at any member when acknowledgements go to everyone, else at its
-     * proposer, which then sends COMMIT.
+     * proposer, which then sends COMMIT. (The FAST proposal is decided by the fast path itself, once
+     * all n members accepted it.)
      */
     private void decideIfAccepted(CommFt f, Agreement g, int me) {
         if (g.decided || g.ballot < 0 || g.ackBallot != g.ballot) return;
-        boolean all = ackToAll(f);
-        if (!all && g.ballot != me) return;
         int n = f.world.length;
+        boolean all = ackToAll(f);
+        if (!all && g.ballot != me + 1) return;
         for (int r = 0; r < n; r++) {
             if (!g.acked.get(r) && !g.pFailed.get(r) && !engine.isFailed(f.world[r])) return;
         }

@@ -363,8 +363,9 @@ class UlfmTest {
      * in the failure message.
      */
     @ParameterizedTest
-    @ValueSource(ints = {6, 18}) // 18: above ACK_ALL_MAX, acknowledgements to the coordinator and COMMIT
-    void agreementIsUniformWhenMembersDieAtRandomSteps(int n) throws Exception {
+    // 18: above ACK_ALL_MAX, acknowledgements to the coordinator and COMMIT; fast 8: the fast path first
+    @org.junit.jupiter.params.provider.CsvSource({"6, 0", "6, 8", "18, 0"})
+    void agreementIsUniformWhenMembersDieAtRandomSteps(int n, int fast) throws Exception {
         long seed = System.nanoTime();
         java.util.Random rnd = new java.util.Random(seed);
         int iters = 120;
@@ -376,8 +377,8 @@ class UlfmTest {
         var outcomes = new java.util.concurrent.ConcurrentHashMap<Integer, java.util.Map<Integer, Integer>>();
         var groups = new java.util.concurrent.ConcurrentHashMap<Integer, java.util.Set<String>>();
         AtomicReference<LocalJobRuntime> job = new AtomicReference<>();
-        String ctx = "seed " + seed + ", victims " + java.util.Arrays.toString(victims) + " at " + java.util.Arrays.toString(killAt);
-        LocalJob.run(n, IGNORE, job::set, world -> {
+        String ctx = "agree-fast " + fast + ", seed " + seed + ", victims " + java.util.Arrays.toString(victims) + " at " + java.util.Arrays.toString(killAt);
+        LocalJob.run(n, Map.of("recovery-mode", "ignore", "agree-fast", Integer.toString(fast)), job::set, world -> {
             world.setErrhandler(MPI.ERRORS_RETURN);
             int rank = world.getRank();
             world.barrier();
