@@ -44,7 +44,7 @@ import org.ftmpi.runtime.wire.FrameType;
  * {@link #writeLock}.
  */
 public final class ControlClient implements RankRuntime {
-    private static final int CONNECT_TIMEOUT_MS = 10_000;
+    private static final int CONNECT_TIMEOUT_MS = 30_000;
 
     private final JobInfo preliminary;
     private final Socket socket;

@@ -27,7 +27,8 @@ import org.ftmpi.runtime.wire.FrameType;
  * thread per connection ({@code ftmpirun-conn}); job state is guarded by {@code this}.
  */
 public final class Controller implements AutoCloseable {
-    private static final int AUTH_TIMEOUT_MS = 5_000;
+    /** Long enough for a rank JVM descheduled for seconds on an oversubscribed host; a peer that never authenticates is still dropped. */
+    private static final int AUTH_TIMEOUT_MS = 30_000;
 
     /** What the controller reports to the job. Called on controller threads. */
     public interface Events {
