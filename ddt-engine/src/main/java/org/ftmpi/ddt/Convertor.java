@@ -639,9 +639,9 @@ public final class Convertor {
                     Raw.gatherWords(ua + at, wi.word, w0, w1, e);
                 }
             } else if (up) {
-                Raw.scatterWordsD(e, ud, (int) (at >>> 3), wi.word, w0, w1);
+                Raw.scatterWordsD(e, ud, (int) (at >> 3), wi.word, w0, w1);
             } else {
-                Raw.gatherWordsD(ud, (int) (at >>> 3), wi.word, w0, w1, e);
+                Raw.gatherWordsD(ud, (int) (at >> 3), wi.word, w0, w1, e);
             }
         }
         return w1;

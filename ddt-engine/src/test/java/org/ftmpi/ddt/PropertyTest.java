@@ -51,21 +51,22 @@ class PropertyTest {
      * segmentation of {@link #checkType}: far-strided 8-byte runs (spacer stores; vector, hvector,
      * folded resized instances, two-int blocks) and the flat word index (indexed blocks of 1-20
      * words, so every remainder of the four-word pack loop, negative displacements, all-8-byte
-     * structs, several instances). Segments of 1 byte and 1-17 bytes stop mid-word and mid-block.
+     * structs, several instances, a negative extent). Segments of 1 byte and 1-17 bytes stop mid-word and mid-block.
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void specialisedKernelsMatchReference() {
-        int[] bl = new int[60], disp = new int[60], neg = new int[60];
+        int[] bl = new int[60], disp = new int[60], neg = new int[60], far = new int[60];
         int at = 0;
         for (int i = 0; i < bl.length; i++) {
             at += 1 + (i * 5) % 7;
             bl[i] = 1 + (i * 7) % 20;
             disp[i] = at;
             neg[i] = at - 400;
+            far[i] = at + 3000;
             at += bl[i];
         }
-        Datatype far = Datatype.vector(40, 1, 512, Datatype.DOUBLE).commit();
+        Datatype farVector = Datatype.vector(40, 1, 512, Datatype.DOUBLE).commit();
         Datatype farH = Datatype.hvector(33, 1, 4100, Datatype.LONG).commit();
         Datatype farResized = Datatype.resized(Datatype.DOUBLE, 0, 8192).commit();
         Datatype farInts = Datatype.hvector(20, 1, 6000, Datatype.contiguous(2, Datatype.INT)).commit();
@@ -74,7 +75,7 @@ class PropertyTest {
         Datatype longs = Datatype.struct(new int[] {1, 3, 2}, new long[] {8, 40, 96},
                 new Datatype[] {Datatype.LONG, Datatype.DOUBLE, Datatype.LONG}).commit();
         Random r = new Random(2026);
-        for (Datatype t : new Datatype[] {far, farH, farResized, farInts}) {
+        for (Datatype t : new Datatype[] {farVector, farH, farResized, farInts}) {
             for (int count = 1; count <= 3; count++) {
                 if (Convertor.RAW && (t != farResized || count > 1)) {
                     assertTrue(Convertor.forPack(t, count, new byte[(int) (count * t.extent() + 8)], 0).usesSpacer(),
@@ -84,9 +85,13 @@ class PropertyTest {
                 checkRawSegments(t, count, r);
             }
         }
-        for (Datatype t : new Datatype[] {indexed, negative, longs}) {
+        // negative extent larger than the true extent: instance k > 0 starts below the buffer
+        // offset (before the buffer), its blocks 24 KB after that start do not
+        Datatype backwards = Datatype.resized(Datatype.indexed(bl, far, Datatype.DOUBLE), 0, -9000).commit();
+        for (Datatype t : new Datatype[] {indexed, negative, longs, backwards}) {
             if (Convertor.RAW) {
-                assertTrue(Convertor.forPack(t, 1, new double[(int) (t.trueExtent() / 8) + 1000], 500).usesWordIndex(),
+                assertTrue(Convertor.forPack(t, 1, new double[(int) ((Math.abs(t.trueLb()) + t.trueExtent()) / 8) + 1000], 500)
+                        .usesWordIndex(),
                         t.toString());
             }
             for (int count = 1; count <= 3; count++) {
