@@ -55,6 +55,10 @@ public final class Convertor {
     private final double[] userDoubles;
     /** Native user buffer base address when the raw native path may be used, else -1. */
     private final long userAddress;
+    /** Flat word index of the plain program ({@link WordIndex}), or null. */
+    private final WordIndex words;
+    /** Scratch for the spacer stores of far-strided 8-byte runs ({@link Spacer}), or null when the program has none. */
+    private final long[] spacer;
     /** Holds one element split across segments (byte-swapping encodings only). */
     private final MemorySegment scratch;
 
@@ -130,6 +134,8 @@ public final class Convertor {
         this.userAddress = plain && RAW && user.isNative() ? user.address() : -1;
         this.userDoubles = plain && buf instanceof double[] a && base % 8 == 0 && extent % 8 == 0
                 && passes[0].allMultiplesOf8() ? a : null;
+        this.words = plain && RAW ? passes[0].wordIndex() : null;
+        this.spacer = plain && RAW && Spacer.ENABLED && passes[0].farStrided() ? Spacer.scratch() : null;
     }
 
     private void checkUserRange() {
@@ -162,6 +168,16 @@ public final class Convertor {
 
     public static Convertor forUnpack(Datatype type, long count, Object buf, long offset) {
         return forUnpack(type, count, buf, offset, PackOptions.NATIVE);
+    }
+
+    /** Whether the plain path moves far-strided 8-byte runs with spacer stores ({@link Spacer}); for tests. */
+    boolean usesSpacer() {
+        return spacer != null;
+    }
+
+    /** Whether the plain path may use the flat word index ({@link WordIndex}); for tests. */
+    boolean usesWordIndex() {
+        return words != null;
     }
 
     /** Bytes of packed stream produced or consumed so far. */
@@ -306,6 +322,8 @@ public final class Convertor {
         final boolean rawExt = RAW && rawUsable(ext);
         final boolean raw = rawExt && userAddress >= 0;
         final long ua = userAddress, ea = rawExt ? ext.address() : 0;
+        // flat word index: raw paths only (native user, or double[] user with a native stream)
+        final WordIndex wi = words != null && (raw || (ud != null && rawExt)) ? words : null;
         final boolean up = false; // constant: javac drops the unpack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
@@ -315,6 +333,16 @@ public final class Convertor {
                 op = 0;
                 inst++;
                 continue;
+            }
+            if (wi != null && (b & 7) == 0) { // irregular short blocks: the flat word index
+                int w0 = wi.first[op] + (int) (b >>> 3);
+                int w1 = moveWords(up, wi, w0, base + inst * extent, ea + extOff + done, max - done, raw ? ua : -1, ud);
+                if (w1 > w0) {
+                    done += 8L * (w1 - w0);
+                    op = wi.blockOf(w1);
+                    b = 8L * (w1 - wi.first[op]);
+                    continue;
+                }
             }
             if (singles && b == 0 && (raw || (ud != null && rawExt))) {
                 // irregular single blocks: one tight loop over the ops (no two-level cursor, no
@@ -371,16 +399,16 @@ public final class Convertor {
                     long nb = Math.min(Math.min(cnt - ii, room / len), Integer.MAX_VALUE);
                     if (raw) {
                         if (up) {
-                            Raw.scatter(ea + e, ua + addr, strides[op], len, (int) nb);
+                            Raw.scatter(ea + e, ua + addr, strides[op], len, (int) nb, spacer);
                         } else {
-                            Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e);
+                            Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e, spacer);
                         }
                     } else if (ud != null) {
                         if (rawExt) {
                             if (up) {
-                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb);
+                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb, spacer);
                             } else {
-                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e);
+                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e, spacer);
                             }
                         } else if (up) {
                             scatterD(ext, e, ud, addr, strides[op], len, (int) nb);
@@ -451,6 +479,8 @@ public final class Convertor {
         final boolean rawExt = RAW && rawUsable(ext);
         final boolean raw = rawExt && userAddress >= 0;
         final long ua = userAddress, ea = rawExt ? ext.address() : 0;
+        // flat word index: raw paths only (native user, or double[] user with a native stream)
+        final WordIndex wi = words != null && (raw || (ud != null && rawExt)) ? words : null;
         final boolean up = true; // constant: javac drops the pack branches
         long inst = this.inst, oi = this.oi, ii = this.ii, b = this.b;
         int op = this.op;
@@ -460,6 +490,16 @@ public final class Convertor {
                 op = 0;
                 inst++;
                 continue;
+            }
+            if (wi != null && (b & 7) == 0) { // irregular short blocks: the flat word index
+                int w0 = wi.first[op] + (int) (b >>> 3);
+                int w1 = moveWords(up, wi, w0, base + inst * extent, ea + extOff + done, max - done, raw ? ua : -1, ud);
+                if (w1 > w0) {
+                    done += 8L * (w1 - w0);
+                    op = wi.blockOf(w1);
+                    b = 8L * (w1 - wi.first[op]);
+                    continue;
+                }
             }
             if (singles && b == 0 && (raw || (ud != null && rawExt))) {
                 // irregular single blocks: one tight loop over the ops (no two-level cursor, no
@@ -516,16 +556,16 @@ public final class Convertor {
                     long nb = Math.min(Math.min(cnt - ii, room / len), Integer.MAX_VALUE);
                     if (raw) {
                         if (up) {
-                            Raw.scatter(ea + e, ua + addr, strides[op], len, (int) nb);
+                            Raw.scatter(ea + e, ua + addr, strides[op], len, (int) nb, spacer);
                         } else {
-                            Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e);
+                            Raw.gather(ua + addr, strides[op], len, (int) nb, ea + e, spacer);
                         }
                     } else if (ud != null) {
                         if (rawExt) {
                             if (up) {
-                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb);
+                                Raw.scatterD(ea + e, ud, addr, strides[op], len, (int) nb, spacer);
                             } else {
-                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e);
+                                Raw.gatherD(ud, addr, strides[op], len, (int) nb, ea + e, spacer);
                             }
                         } else if (up) {
                             scatterD(ext, e, ud, addr, strides[op], len, (int) nb);
@@ -580,6 +620,31 @@ public final class Convertor {
             this.pass = 1;
         }
         return done;
+    }
+
+    /**
+     * Moves the words {@code [w0, w0 + room / 8)} (at most to the end of the instance) of the
+     * instance at user byte offset {@code at} through the flat word index, between the native
+     * stream at address {@code e} and the user buffer (native at address {@code ua} if
+     * {@code ua >= 0}, else the double[] {@code ud}); returns the word after the last one moved.
+     * A partial word is left to the caller.
+     */
+    private static int moveWords(boolean up, WordIndex wi, int w0, long at, long e, long room, long ua, double[] ud) {
+        int w1 = (int) Math.min(wi.word.length, w0 + room / 8);
+        if (w1 > w0) {
+            if (ua >= 0) {
+                if (up) {
+                    Raw.scatterWords(e, ua + at, wi.word, w0, w1);
+                } else {
+                    Raw.gatherWords(ua + at, wi.word, w0, w1, e);
+                }
+            } else if (up) {
+                Raw.scatterWordsD(e, ud, (int) (at >> 3), wi.word, w0, w1);
+            } else {
+                Raw.gatherWordsD(ud, (int) (at >> 3), wi.word, w0, w1, e);
+            }
+        }
+        return w1;
     }
 
     private long transfer(MemorySegment ext, long extOff, long max) {

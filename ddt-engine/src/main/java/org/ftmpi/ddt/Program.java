@@ -34,6 +34,8 @@ final class Program {
     private final boolean words8;
     /** Every op is one block (count 1, one outer iteration): irregular layouts such as indexed types and structs. */
     final boolean singles;
+    /** Some op is a strided run of 8-byte blocks at a stride of at least {@link Spacer#MIN_STRIDE}. */
+    private final boolean farStrided;
 
     Program(int n, long[] off, long[] len, long[] stride, long[] count, long[] ostride, long[] ocount,
             BasicType[] type) {
@@ -59,6 +61,30 @@ final class Program {
             one &= count[j] == 1 && ocount[j] == 1;
         }
         this.singles = one;
+        boolean far = false;
+        for (int j = 0; j < n; j++) {
+            far |= count[j] > 1 && len[j] == 8 && stride[j] >= Spacer.MIN_STRIDE;
+        }
+        this.farStrided = far;
+    }
+
+    /** Built on first use by {@link #wordIndex()}; NONE when the program does not qualify. */
+    private volatile Object wordIndex;
+    private static final Object NONE = new Object();
+
+    /** The flat word index of this program ({@link WordIndex}), or null if it does not qualify. */
+    WordIndex wordIndex() {
+        Object w = wordIndex;
+        if (w == null) {
+            WordIndex x = WordIndex.of(this);
+            wordIndex = w = x == null ? NONE : x;
+        }
+        return w == NONE ? null : (WordIndex) w;
+    }
+
+    /** Whether this program moves 8-byte blocks far apart (see {@link Spacer}). */
+    boolean farStrided() {
+        return farStrided;
     }
 
     /** The ops of this typed program whose type is {@code t}, in order. */

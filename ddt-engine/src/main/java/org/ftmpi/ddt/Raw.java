@@ -43,8 +43,13 @@ final class Raw {
         }
     }
 
-    static void gather(long s, long stride, long len, int n, long d) {
-        if (len == 8) {
+    static void gather(long s, long stride, long len, int n, long d, long[] spacer) {
+        if (len == 8 && spacer != null && stride >= Spacer.MIN_STRIDE) {
+            for (int i = 0; i < n; i++) {
+                ALL.set(L8, d + 8L * i, ALL.get(L8, s + i * stride));
+                Spacer.space(spacer, i);
+            }
+        } else if (len == 8) {
             for (int i = 0; i < n; i++) {
                 ALL.set(L8, d + 8L * i, ALL.get(L8, s + i * stride));
             }
@@ -55,8 +60,13 @@ final class Raw {
         }
     }
 
-    static void scatter(long s, long d, long stride, long len, int n) {
-        if (len == 8) {
+    static void scatter(long s, long d, long stride, long len, int n, long[] spacer) {
+        if (len == 8 && spacer != null && stride >= Spacer.MIN_STRIDE) {
+            for (int i = 0; i < n; i++) {
+                ALL.set(L8, d + i * stride, ALL.get(L8, s + 8L * i));
+                Spacer.space(spacer, i);
+            }
+        } else if (len == 8) {
             for (int i = 0; i < n; i++) {
                 ALL.set(L8, d + i * stride, ALL.get(L8, s + 8L * i));
             }
@@ -116,10 +126,15 @@ final class Raw {
         }
     }
 
-    static void gatherD(double[] a, long so, long stride, long len, int n, long d) {
+    static void gatherD(double[] a, long so, long stride, long len, int n, long d, long[] spacer) {
         int idx = (int) (so >>> 3);
         int st = (int) (stride / 8);
-        if (len == 8) {
+        if (len == 8 && spacer != null && stride >= Spacer.MIN_STRIDE) {
+            for (int i = 0; i < n; i++) {
+                ALL.set(D8, d + 8L * i, a[idx + i * st]);
+                Spacer.space(spacer, i);
+            }
+        } else if (len == 8) {
             for (int i = 0; i < n; i++) {
                 ALL.set(D8, d + 8L * i, a[idx + i * st]);
             }
@@ -130,10 +145,15 @@ final class Raw {
         }
     }
 
-    static void scatterD(long s, double[] a, long d0, long stride, long len, int n) {
+    static void scatterD(long s, double[] a, long d0, long stride, long len, int n, long[] spacer) {
         int idx = (int) (d0 >>> 3);
         int st = (int) (stride / 8);
-        if (len == 8) {
+        if (len == 8 && spacer != null && stride >= Spacer.MIN_STRIDE) {
+            for (int i = 0; i < n; i++) {
+                a[idx + i * st] = ALL.get(D8, s + 8L * i);
+                Spacer.space(spacer, i);
+            }
+        } else if (len == 8) {
             long end = s + 8L * n;
             for (int j = idx; s < end; s += 8, j += st) {
                 a[j] = ALL.get(D8, s);
@@ -142,6 +162,51 @@ final class Raw {
             for (int i = 0; i < n; i++) {
                 copyInD(s + i * len, a, d0 + i * stride, len);
             }
+        }
+    }
+
+    // ---- flat word index ({@link WordIndex}): words [from, to) of one instance at user address/index at.
+    // Pack: four loads, then four stores (measured 10-25 % faster than the one-word loop); unpack: the
+    // one-word loop (the grouped form was 15 % slower).
+
+    static void gatherWords(long at, int[] word, int from, int to, long d) {
+        int i = from;
+        for (; i + 3 < to; i += 4, d += 32) {
+            long x0 = ALL.get(L8, at + 8L * word[i]), x1 = ALL.get(L8, at + 8L * word[i + 1]);
+            long x2 = ALL.get(L8, at + 8L * word[i + 2]), x3 = ALL.get(L8, at + 8L * word[i + 3]);
+            ALL.set(L8, d, x0);
+            ALL.set(L8, d + 8, x1);
+            ALL.set(L8, d + 16, x2);
+            ALL.set(L8, d + 24, x3);
+        }
+        for (; i < to; i++, d += 8) {
+            ALL.set(L8, d, ALL.get(L8, at + 8L * word[i]));
+        }
+    }
+
+    static void scatterWords(long s, long at, int[] word, int from, int to) {
+        for (int i = from; i < to; i++, s += 8) {
+            ALL.set(L8, at + 8L * word[i], ALL.get(L8, s));
+        }
+    }
+
+    static void gatherWordsD(double[] a, int at, int[] word, int from, int to, long d) {
+        int i = from;
+        for (; i + 3 < to; i += 4, d += 32) {
+            double x0 = a[at + word[i]], x1 = a[at + word[i + 1]], x2 = a[at + word[i + 2]], x3 = a[at + word[i + 3]];
+            ALL.set(D8, d, x0);
+            ALL.set(D8, d + 8, x1);
+            ALL.set(D8, d + 16, x2);
+            ALL.set(D8, d + 24, x3);
+        }
+        for (; i < to; i++, d += 8) {
+            ALL.set(D8, d, a[at + word[i]]);
+        }
+    }
+
+    static void scatterWordsD(long s, double[] a, int at, int[] word, int from, int to) {
+        for (int i = from; i < to; i++, s += 8) {
+            a[at + word[i]] = ALL.get(D8, s);
         }
     }
 }

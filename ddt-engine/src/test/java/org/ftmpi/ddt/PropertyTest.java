@@ -46,6 +46,114 @@ class PropertyTest {
         assertTrue(checked > 2500, "checked " + checked);
     }
 
+    /**
+     * Types that reach each specialised kernel of the raw paths, through every buffer kind and
+     * segmentation of {@link #checkType}: far-strided 8-byte runs (spacer stores; vector, hvector,
+     * folded resized instances, two-int blocks) and the flat word index (indexed blocks of 1-20
+     * words, so every remainder of the four-word pack loop, negative displacements, all-8-byte
+     * structs, several instances, a negative extent). Segments of 1 byte and 1-17 bytes stop mid-word and mid-block.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void specialisedKernelsMatchReference() {
+        int[] bl = new int[60], disp = new int[60], neg = new int[60], far = new int[60];
+        int at = 0;
+        for (int i = 0; i < bl.length; i++) {
+            at += 1 + (i * 5) % 7;
+            bl[i] = 1 + (i * 7) % 20;
+            disp[i] = at;
+            neg[i] = at - 400;
+            far[i] = at + 3000;
+            at += bl[i];
+        }
+        Datatype farVector = Datatype.vector(40, 1, 512, Datatype.DOUBLE).commit();
+        Datatype farH = Datatype.hvector(33, 1, 4100, Datatype.LONG).commit();
+        Datatype farResized = Datatype.resized(Datatype.DOUBLE, 0, 8192).commit();
+        Datatype farInts = Datatype.hvector(20, 1, 6000, Datatype.contiguous(2, Datatype.INT)).commit();
+        Datatype indexed = Datatype.indexed(bl, disp, Datatype.DOUBLE).commit();
+        Datatype negative = Datatype.indexed(bl, neg, Datatype.DOUBLE).commit();
+        Datatype longs = Datatype.struct(new int[] {1, 3, 2}, new long[] {8, 40, 96},
+                new Datatype[] {Datatype.LONG, Datatype.DOUBLE, Datatype.LONG}).commit();
+        Random r = new Random(2026);
+        for (Datatype t : new Datatype[] {farVector, farH, farResized, farInts}) {
+            for (int count = 1; count <= 3; count++) {
+                if (Convertor.RAW && (t != farResized || count > 1)) {
+                    assertTrue(Convertor.forPack(t, count, new byte[(int) (count * t.extent() + 8)], 0).usesSpacer(),
+                            t + " x " + count);
+                }
+                checkType(t, count, PackOptions.NATIVE, r);
+                checkRawSegments(t, count, r);
+            }
+        }
+        // negative extent larger than the true extent: instance k > 0 starts below the buffer
+        // offset (before the buffer), its blocks 24 KB after that start do not
+        Datatype backwards = Datatype.resized(Datatype.indexed(bl, far, Datatype.DOUBLE), 0, -9000).commit();
+        for (Datatype t : new Datatype[] {indexed, negative, longs, backwards}) {
+            if (Convertor.RAW) {
+                assertTrue(Convertor.forPack(t, 1, new double[(int) ((Math.abs(t.trueLb()) + t.trueExtent()) / 8) + 1000], 500)
+                        .usesWordIndex(),
+                        t.toString());
+            }
+            for (int count = 1; count <= 3; count++) {
+                checkType(t, count, PackOptions.NATIVE, r);
+                checkRawSegments(t, count, r);
+            }
+        }
+    }
+
+    /**
+     * Packs from and unpacks into a double[] and a native user buffer through a native stream (the
+     * raw kernels) in the whole message, in segments of whole words (the specialised loops run many
+     * words per call and stop at a block boundary or inside a block) and in segments of words + 3
+     * bytes (partial words), against the reference packer.
+     */
+    private static void checkRawSegments(Datatype t, int count, Random r) {
+        long span = (count - 1) * t.extent();
+        long lo = t.trueLb() + Math.min(0, span), hi = t.trueLb() + t.trueExtent() + Math.max(0, span);
+        int base = (int) ((Math.max(0, -lo) + 7) & ~7);
+        double[] doubles = new double[(int) ((base + hi + 7) / 8)];
+        for (int i = 0; i < doubles.length; i++) {
+            doubles[i] = r.nextDouble();
+        }
+        byte[] mem = new byte[doubles.length * 8];
+        java.nio.ByteBuffer.wrap(mem).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().put(doubles);
+        byte[] expected = ReferencePacker.pack(t, count, mem, base, PackOptions.NATIVE);
+        byte[] refMem = new byte[mem.length];
+        assertTrue(ReferencePacker.unpack(t, count, expected, refMem, base, PackOptions.NATIVE));
+        String what = t + " count=" + count + " program=" + t.describeTypedProgram();
+        int[] segs = {expected.length, 8 * (1 + r.nextInt(40)), 8 * (1 + r.nextInt(40)) + 3};
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment nat = arena.allocate(mem.length, 8);
+            MemorySegment.copy(MemorySegment.ofArray(mem), 0, nat, 0, mem.length);
+            MemorySegment stream = arena.allocate(Math.max(1, expected.length));
+            for (int seg : segs) {
+                for (boolean heap : new boolean[] {true, false}) {
+                    Object user = heap ? doubles : nat;
+                    long off = heap ? base / 8 : base;
+                    Convertor c = Convertor.forPack(t, count, user, off);
+                    long at = 0;
+                    while (!c.done()) {
+                        at += c.packNext(stream, at, Math.min(seg, expected.length - at));
+                    }
+                    assertArrayEquals(expected, stream.asSlice(0, expected.length)
+                            .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), what + " pack seg=" + seg + " heap=" + heap);
+                    double[] backD = new double[doubles.length];
+                    MemorySegment backN = arena.allocate(mem.length, 8);
+                    Convertor u = Convertor.forUnpack(t, count, heap ? backD : backN, off);
+                    at = 0;
+                    while (!u.done()) {
+                        at += u.unpackNext(stream, at, Math.min(seg, expected.length - at));
+                    }
+                    byte[] got = heap ? new byte[mem.length] : backN.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    if (heap) {
+                        java.nio.ByteBuffer.wrap(got).order(java.nio.ByteOrder.nativeOrder()).asDoubleBuffer().put(backD);
+                    }
+                    assertArrayEquals(refMem, got, what + " unpack seg=" + seg + " heap=" + heap);
+                }
+            }
+        }
+    }
+
     static void checkType(Datatype t, int count, PackOptions o, Random r) {
         long span = (count - 1) * t.extent();
         long lo = t.trueLb() + Math.min(0, span), hi = t.trueLb() + t.trueExtent() + Math.max(0, span);
