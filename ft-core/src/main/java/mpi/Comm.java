@@ -827,7 +827,10 @@ public class Comm implements Freeable, Cloneable {
     /** ATOMIC, non-blocking collectives: scratch buffers made for the next {@link Schedule#submitColl}. */
     private java.util.List<Buf> nbScratch;
 
-    /** Registers {@code b} for the copy-out of the next non-blocking ATOMIC collective (if a scratch copy). */
+    /**
+     * Registers {@code b}, a buffer the next non-blocking collective may write, for its copy-out
+     * under ATOMIC (if it is a scratch copy); buffers it only reads are not registered.
+     */
     final Buf nbOut(Buf b) {
         if (b.scratch) {
             if (nbScratch == null) nbScratch = new java.util.ArrayList<>();
@@ -862,7 +865,7 @@ public class Comm implements Freeable, Cloneable {
 
     /** {@link #check} for a non-blocking collective on an intracommunicator (intercommunicators dispatch before). */
     final void checkNb(String op) throws MPIException {
-        nbScratch = null; // a call that failed its checks after making buffers left them here
+        takeNbScratch(); // drops what a call that failed its checks after making buffers left here
         check(op);
         intraOnly(op);
     }

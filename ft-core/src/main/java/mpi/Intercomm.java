@@ -412,7 +412,8 @@ public final class Intercomm extends Comm {
 
     /** A collective buffer: any buffer for the blocking forms, a direct one for the non-blocking ones. */
     private Buf cbuf(boolean nb, Object b, int count, Datatype type, String op, String arg) throws MPIException {
-        return nb ? NbColls.dbuf(this, (Buffer) b, count, type, op, arg) : buf(b, count, type, op, arg);
+        // false: intercommunicator operations are never ATOMIC, so nothing is copied out at their end
+        return nb ? NbColls.dbuf(this, (Buffer) b, count, type, op, arg, false) : buf(b, count, type, op, arg);
     }
 
     /** {@link #cbuf} of blocks {@code counts[i]} at {@code displs[i]}, one per remote rank. */

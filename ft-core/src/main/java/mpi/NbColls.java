@@ -20,20 +20,26 @@ final class NbColls {
         return Collectives.load();
     }
 
-    /** A direct buffer of {@code count} elements as a collective buffer. */
-    static Comm.Buf dbuf(Comm c, Buffer b, int count, Datatype type, String op, String arg) throws MPIException {
+    /**
+     * A direct buffer of {@code count} elements as a collective buffer; {@code out}: the collective
+     * may write it (under ATOMIC its scratch copy is copied out at the end, {@link Comm#nbOut}).
+     */
+    static Comm.Buf dbuf(Comm c, Buffer b, int count, Datatype type, String op, String arg, boolean out)
+            throws MPIException {
         c.checkCount(op, arg == null ? "count" : arg, count);
-        return c.nbOut(new Comm.Buf(c.direct(b, count, type, op), c.atomic));
+        Comm.Buf buf = new Comm.Buf(c.direct(b, count, type, op), c.atomic);
+        return out ? c.nbOut(buf) : buf;
     }
 
-    /** A direct buffer holding blocks {@code counts[i]} at {@code displs[i]}. */
+    /** A direct buffer holding blocks {@code counts[i]} at {@code displs[i]}; {@code out} as for {@link #dbuf}. */
     static Comm.Buf dvbuf(Comm c, Buffer b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
-                          String displsArg) throws MPIException {
+                          String displsArg, boolean out) throws MPIException {
         if (b != null && !b.isDirect()) {
             throw c.raise(MPI.ERR_BUFFER, op + ": buf must be a direct buffer (see MPI.newByteBuffer and friends);"
                     + " non-blocking operations do not take heap buffers or arrays");
         }
-        return c.nbOut(c.vbuf(b, counts, displs, type, op, countsArg, displsArg));
+        Comm.Buf buf = c.vbuf(b, counts, displs, type, op, countsArg, displsArg);
+        return out ? c.nbOut(buf) : buf;
     }
 
     /** A request that is already complete (a collective with a BLANK root). */
@@ -50,7 +56,7 @@ final class NbColls {
         c.checkNb("iBcast");
         c.checkRoot("iBcast", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
-        Comm.Buf b = dbuf(c, buf, count, type, "iBcast", null);
+        Comm.Buf b = dbuf(c, buf, count, type, "iBcast", null, true);
         return c.schedule().submitColl(c, "iBcast", ch -> coll().bcast(ch, b.seg, c.rt(root)));
     }
 
@@ -60,8 +66,8 @@ final class NbColls {
         c.checkRoot("iReduce", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Reducer red = c.reducerFor(op, type, "iReduce");
-        Comm.Buf s = dbuf(c, sendbuf, count, type, "iReduce", null);
-        Comm.Buf r = c.rank == root ? dbuf(c, recvbuf, count, type, "iReduce", null) : null;
+        Comm.Buf s = dbuf(c, sendbuf, count, type, "iReduce", null, false);
+        Comm.Buf r = c.rank == root ? dbuf(c, recvbuf, count, type, "iReduce", null, true) : null;
         return c.schedule().submitColl(c, "iReduce",
                 ch -> coll().reduce(ch, s.seg, r == null ? null : r.seg, count, red, c.rt(root)));
     }
@@ -71,7 +77,7 @@ final class NbColls {
         c.checkRoot("iReduce", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         Reducer red = c.reducerFor(op, type, "iReduce");
-        Comm.Buf b = dbuf(c, buf, count, type, "iReduce", null);
+        Comm.Buf b = dbuf(c, buf, count, type, "iReduce", null, true);
         boolean atRoot = c.rank == root;
         return c.schedule().submitColl(c, "iReduce",
                 ch -> coll().reduce(ch, atRoot ? b.copy() : b.seg, b.seg, count, red, c.rt(root)));
@@ -81,15 +87,15 @@ final class NbColls {
             throws MPIException {
         c.checkNb("iAllReduce");
         Reducer red = c.reducerFor(op, type, "iAllReduce");
-        Comm.Buf s = dbuf(c, sendbuf, count, type, "iAllReduce", null);
-        Comm.Buf r = dbuf(c, recvbuf, count, type, "iAllReduce", null);
+        Comm.Buf s = dbuf(c, sendbuf, count, type, "iAllReduce", null, false);
+        Comm.Buf r = dbuf(c, recvbuf, count, type, "iAllReduce", null, true);
         return c.schedule().submitColl(c, "iAllReduce", ch -> coll().allReduce(ch, s.seg, r.seg, count, red));
     }
 
     static Request iAllReduce(Comm c, Buffer buf, int count, Datatype type, Op op) throws MPIException {
         c.checkNb("iAllReduce");
         Reducer red = c.reducerFor(op, type, "iAllReduce");
-        Comm.Buf b = dbuf(c, buf, count, type, "iAllReduce", null);
+        Comm.Buf b = dbuf(c, buf, count, type, "iAllReduce", null, true);
         return c.schedule().submitColl(c, "iAllReduce", ch -> coll().allReduce(ch, b.copy(), b.seg, count, red));
     }
 
@@ -98,11 +104,11 @@ final class NbColls {
         c.checkNb("iGather");
         c.checkRoot("iGather", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
-        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGather", "sendcount");
+        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGather", "sendcount", false);
         MemorySegment[] bl = null;
         if (c.rank == root) {
             c.checkCount("iGather", "recvcount", recvcount);
-            Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iGather", "recvcount");
+            Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iGather", "recvcount", true);
             bl = c.blocks(r, recvcount, recvtype);
         }
         MemorySegment[] blocks = bl;
@@ -115,11 +121,11 @@ final class NbColls {
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         if (c.rank == root) {
             c.checkCount("iGather", "count", count);
-            Comm.Buf r = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iGather", "count");
+            Comm.Buf r = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iGather", "count", true);
             MemorySegment[] bl = c.blocks(r, count, type);
             return c.schedule().submitColl(c, "iGather", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
         }
-        Comm.Buf s = dbuf(c, buf, count, type, "iGather", null);
+        Comm.Buf s = dbuf(c, buf, count, type, "iGather", null, false);
         return c.schedule().submitColl(c, "iGather", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
     }
 
@@ -128,10 +134,10 @@ final class NbColls {
         c.checkNb("iGatherv");
         c.checkRoot("iGatherv", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
-        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
+        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount", false);
         MemorySegment[] bl = null;
         if (c.rank == root) {
-            Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs");
+            Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs", true);
             bl = c.vblocks(r, recvcount, displs, recvtype);
         }
         MemorySegment[] blocks = bl;
@@ -151,11 +157,11 @@ final class NbColls {
                     : "the root " + root + " must call the in-place form or the full form"));
         }
         if (rootForm) {
-            Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs");
+            Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iGatherv", "recvcount", "displs", true);
             MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
             return c.schedule().submitColl(c, "iGatherv", ch -> coll().gatherv(ch, null, c.sel(bl), c.rt(root)));
         }
-        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount");
+        Comm.Buf s = dbuf(c, sendbuf, sendcount, sendtype, "iGatherv", "sendcount", false);
         return c.schedule().submitColl(c, "iGatherv", ch -> coll().gatherv(ch, s.seg, null, c.rt(root)));
     }
 
@@ -164,11 +170,11 @@ final class NbColls {
         c.checkNb("iScatter");
         c.checkRoot("iScatter", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
-        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatter", "recvcount");
+        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatter", "recvcount", true);
         MemorySegment[] bl = null;
         if (c.rank == root) {
             c.checkCount("iScatter", "sendcount", sendcount);
-            Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iScatter", "sendcount");
+            Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iScatter", "sendcount", false);
             bl = c.blocks(s, sendcount, sendtype);
         }
         MemorySegment[] blocks = bl;
@@ -181,11 +187,11 @@ final class NbColls {
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
         if (c.rank == root) {
             c.checkCount("iScatter", "count", count);
-            Comm.Buf s = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iScatter", "count");
+            Comm.Buf s = dbuf(c, buf, Math.multiplyExact(count, c.size), type, "iScatter", "count", false);
             MemorySegment[] bl = c.blocks(s, count, type);
             return c.schedule().submitColl(c, "iScatter", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
         }
-        Comm.Buf r = dbuf(c, buf, count, type, "iScatter", null);
+        Comm.Buf r = dbuf(c, buf, count, type, "iScatter", null, true);
         return c.schedule().submitColl(c, "iScatter", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
     }
 
@@ -194,10 +200,10 @@ final class NbColls {
         c.checkNb("iScatterv");
         c.checkRoot("iScatterv", root);
         if (c.rt(root) < 0) return done(c); // BLANK root: returns at once, buffers untouched
-        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
+        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount", true);
         MemorySegment[] bl = null;
         if (c.rank == root) {
-            Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs");
+            Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs", false);
             bl = c.vblocks(s, sendcount, displs, sendtype);
         }
         MemorySegment[] blocks = bl;
@@ -216,11 +222,11 @@ final class NbColls {
                     : "the root " + root + " must call the in-place form or the full form"));
         }
         if (rootForm) {
-            Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs");
+            Comm.Buf s = dvbuf(c, sendbuf, sendcount, displs, sendtype, "iScatterv", "sendcount", "displs", false);
             MemorySegment[] bl = c.vblocks(s, sendcount, displs, sendtype);
             return c.schedule().submitColl(c, "iScatterv", ch -> coll().scatterv(ch, c.sel(bl), null, c.rt(root)));
         }
-        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount");
+        Comm.Buf r = dbuf(c, recvbuf, recvcount, recvtype, "iScatterv", "recvcount", true);
         return c.schedule().submitColl(c, "iScatterv", ch -> coll().scatterv(ch, null, r.seg, c.rt(root)));
     }
 
@@ -228,9 +234,9 @@ final class NbColls {
                               Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         c.checkNb("iAllGather");
         Comm.Buf s = sendbuf == null && sendtype == null ? null
-                : dbuf(c, sendbuf, sendcount, sendtype, "iAllGather", "sendcount");
+                : dbuf(c, sendbuf, sendcount, sendtype, "iAllGather", "sendcount", false);
         c.checkCount("iAllGather", "recvcount", recvcount);
-        Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllGather", "recvcount");
+        Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllGather", "recvcount", true);
         MemorySegment[] bl = c.blocks(r, recvcount, recvtype);
         return c.schedule().submitColl(c, "iAllGather", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
     }
@@ -239,8 +245,8 @@ final class NbColls {
                                Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
         c.checkNb("iAllGatherv");
         Comm.Buf s = sendbuf == null && sendtype == null ? null
-                : dbuf(c, sendbuf, sendcount, sendtype, "iAllGatherv", "sendcount");
-        Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iAllGatherv", "recvcount", "displs");
+                : dbuf(c, sendbuf, sendcount, sendtype, "iAllGatherv", "sendcount", false);
+        Comm.Buf r = dvbuf(c, recvbuf, recvcount, displs, recvtype, "iAllGatherv", "recvcount", "displs", true);
         MemorySegment[] bl = c.vblocks(r, recvcount, displs, recvtype);
         return c.schedule().submitColl(c, "iAllGatherv", ch -> coll().allGatherv(ch, s == null ? null : s.seg, c.sel(bl)));
     }
@@ -250,8 +256,8 @@ final class NbColls {
         c.checkNb("iAllToAll");
         c.checkCount("iAllToAll", "sendcount", sendcount);
         c.checkCount("iAllToAll", "recvcount", recvcount);
-        Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iAllToAll", "sendcount");
-        Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllToAll", "recvcount");
+        Comm.Buf s = dbuf(c, sendbuf, Math.multiplyExact(sendcount, c.size), sendtype, "iAllToAll", "sendcount", false);
+        Comm.Buf r = dbuf(c, recvbuf, Math.multiplyExact(recvcount, c.size), recvtype, "iAllToAll", "recvcount", true);
         MemorySegment[] sb = c.blocks(s, sendcount, sendtype), rb = c.blocks(r, recvcount, recvtype);
         return c.schedule().submitColl(c, "iAllToAll", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
     }
@@ -259,8 +265,8 @@ final class NbColls {
     static Request iAllToAllv(Comm c, Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                               Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
         c.checkNb("iAllToAllv");
-        Comm.Buf s = dvbuf(c, sendbuf, sendcount, sdispls, sendtype, "iAllToAllv", "sendcount", "sdispls");
-        Comm.Buf r = dvbuf(c, recvbuf, recvcount, rdispls, recvtype, "iAllToAllv", "recvcount", "rdispls");
+        Comm.Buf s = dvbuf(c, sendbuf, sendcount, sdispls, sendtype, "iAllToAllv", "sendcount", "sdispls", false);
+        Comm.Buf r = dvbuf(c, recvbuf, recvcount, rdispls, recvtype, "iAllToAllv", "recvcount", "rdispls", true);
         MemorySegment[] sb = c.vblocks(s, sendcount, sdispls, sendtype);
         MemorySegment[] rb = c.vblocks(r, recvcount, rdispls, recvtype);
         return c.schedule().submitColl(c, "iAllToAllv", ch -> coll().allToAllv(ch, c.sel(sb), c.sel(rb)));
@@ -273,13 +279,13 @@ final class NbColls {
         int total = c.total("iReduceScatter", recvcounts);
         int[] counts = recvcounts.clone();
         if (sendbuf == null) {
-            Comm.Buf b = dbuf(c, recvbuf, total, type, "iReduceScatter", "counts");
+            Comm.Buf b = dbuf(c, recvbuf, total, type, "iReduceScatter", "counts", true);
             MemorySegment out = b.seg.asSlice(0, (long) counts[c.rank] * type.sizeBytes);
             return c.schedule().submitColl(c, "iReduceScatter",
                     ch -> coll().reduceScatter(ch, c.sel(b.copy(), counts, type), out, c.sel(counts), red));
         }
-        Comm.Buf s = dbuf(c, sendbuf, total, type, "iReduceScatter", "recvcounts");
-        Comm.Buf r = dbuf(c, recvbuf, counts[c.rank], type, "iReduceScatter", "recvcounts[" + c.rank + "]");
+        Comm.Buf s = dbuf(c, sendbuf, total, type, "iReduceScatter", "recvcounts", false);
+        Comm.Buf r = dbuf(c, recvbuf, counts[c.rank], type, "iReduceScatter", "recvcounts[" + c.rank + "]", true);
         return c.schedule().submitColl(c, "iReduceScatter", ch -> coll().reduceScatter(ch, c.sel(s.seg, counts, type), r.seg, c.sel(counts), red));
     }
 
@@ -297,8 +303,8 @@ final class NbColls {
         String name = exclusive ? "iExScan" : "iScan";
         c.check(name);
         Reducer red = c.reducerFor(op, type, name);
-        Comm.Buf r = dbuf(c, recvbuf, count, type, name, null);
-        Comm.Buf s = sendbuf == null ? null : dbuf(c, sendbuf, count, type, name, null);
+        Comm.Buf r = dbuf(c, recvbuf, count, type, name, null, true);
+        Comm.Buf s = sendbuf == null ? null : dbuf(c, sendbuf, count, type, name, null, false);
         return c.schedule().submitColl(c, name, ch -> {
             MemorySegment send = s == null ? r.copy() : s.seg;
             if (exclusive) coll().exScan(ch, send, r.seg, count, red);

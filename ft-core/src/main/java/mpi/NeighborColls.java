@@ -18,10 +18,10 @@ final class NeighborColls {
                              Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         String op = nb ? "iNeighborAllGather" : "neighborAllGather";
         Topologies.Neighborhood h = start(c, nb, op);
-        Comm.Buf s = buf(c, nb, sendbuf, sendcount, sendtype, op, "sendcount");
+        Comm.Buf s = buf(c, nb, sendbuf, sendcount, sendtype, op, "sendcount", false);
         c.checkCount(op, "recvcount", recvcount);
         int in = h.sources().length;
-        Comm.Buf r = buf(c, nb, recvbuf, Math.multiplyExact(recvcount, in), recvtype, op, "recvcount");
+        Comm.Buf r = buf(c, nb, recvbuf, Math.multiplyExact(recvcount, in), recvtype, op, "recvcount", true);
         MemorySegment[] send = new MemorySegment[h.dests().length];
         java.util.Arrays.fill(send, s.seg);
         return run(c, nb, op, h, even(r, in, recvcount, recvtype), send, r);
@@ -31,9 +31,9 @@ final class NeighborColls {
                               Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
         String op = nb ? "iNeighborAllGatherv" : "neighborAllGatherv";
         Topologies.Neighborhood h = start(c, nb, op);
-        Comm.Buf s = buf(c, nb, sendbuf, sendcount, sendtype, op, "sendcount");
+        Comm.Buf s = buf(c, nb, sendbuf, sendcount, sendtype, op, "sendcount", false);
         int in = h.sources().length;
-        Comm.Buf r = buf(c, nb, recvbuf, extent(c, op, recvcount, displs, in, "recvcount", "displs"), recvtype, op, null);
+        Comm.Buf r = buf(c, nb, recvbuf, extent(c, op, recvcount, displs, in, "recvcount", "displs"), recvtype, op, null, true);
         MemorySegment[] send = new MemorySegment[h.dests().length];
         java.util.Arrays.fill(send, s.seg);
         return run(c, nb, op, h, uneven(r, recvcount, displs, in, recvtype), send, r);
@@ -46,8 +46,8 @@ final class NeighborColls {
         int in = h.sources().length, out = h.dests().length;
         c.checkCount(op, "sendcount", sendcount);
         c.checkCount(op, "recvcount", recvcount);
-        Comm.Buf s = buf(c, nb, sendbuf, Math.multiplyExact(sendcount, out), sendtype, op, "sendcount");
-        Comm.Buf r = buf(c, nb, recvbuf, Math.multiplyExact(recvcount, in), recvtype, op, "recvcount");
+        Comm.Buf s = buf(c, nb, sendbuf, Math.multiplyExact(sendcount, out), sendtype, op, "sendcount", false);
+        Comm.Buf r = buf(c, nb, recvbuf, Math.multiplyExact(recvcount, in), recvtype, op, "recvcount", true);
         return run(c, nb, op, h, even(r, in, recvcount, recvtype), even(s, out, sendcount, sendtype), r);
     }
 
@@ -56,8 +56,8 @@ final class NeighborColls {
         String op = nb ? "iNeighborAllToAllv" : "neighborAllToAllv";
         Topologies.Neighborhood h = start(c, nb, op);
         int in = h.sources().length, out = h.dests().length;
-        Comm.Buf s = buf(c, nb, sendbuf, extent(c, op, sendcount, sdispls, out, "sendcount", "sdispls"), sendtype, op, null);
-        Comm.Buf r = buf(c, nb, recvbuf, extent(c, op, recvcount, rdispls, in, "recvcount", "rdispls"), recvtype, op, null);
+        Comm.Buf s = buf(c, nb, sendbuf, extent(c, op, sendcount, sdispls, out, "sendcount", "sdispls"), sendtype, op, null, false);
+        Comm.Buf r = buf(c, nb, recvbuf, extent(c, op, recvcount, rdispls, in, "recvcount", "rdispls"), recvtype, op, null, true);
         return run(c, nb, op, h, uneven(r, recvcount, rdispls, in, recvtype), uneven(s, sendcount, sdispls, out, sendtype), r);
     }
 
@@ -79,14 +79,14 @@ final class NeighborColls {
         return null;
     }
 
-    private static Comm.Buf buf(Comm c, boolean nb, Object b, int count, Datatype type, String op, String arg)
-            throws MPIException {
+    private static Comm.Buf buf(Comm c, boolean nb, Object b, int count, Datatype type, String op, String arg,
+                                boolean out) throws MPIException {
         if (!nb) return c.buf(b, count, type, op, arg);
         if (b != null && !(b instanceof Buffer nio && nio.isDirect())) {
             throw c.raise(MPI.ERR_BUFFER, op + ": buf must be a direct buffer (see MPI.newByteBuffer and friends);"
                     + " non-blocking operations do not take heap buffers or arrays");
         }
-        return NbColls.dbuf(c, (Buffer) b, count, type, op, arg);
+        return NbColls.dbuf(c, (Buffer) b, count, type, op, arg, out);
     }
 
     /** Elements a buffer needs for blocks {@code counts[i]} at {@code displs[i]}, {@code i < n}. */

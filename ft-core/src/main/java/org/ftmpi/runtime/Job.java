@@ -469,12 +469,10 @@ final class Job implements Controller.Events {
     /** Rank {@code rank} is run by the warm spare {@code spare}, which the controller sent ASSIGN. */
     private synchronized void takeOver(int rank, long spare) {
         Process p = spares.remove(spare);
-        if (p == null || ending) {
-            if (p == null && !ending) {
-                console.message("the warm spare for rank " + rank + " (process id " + spare
-                        + ") ended; starting a new process");
-                startReplacement(rank);
-            }
+        if (ending) return;
+        if (p == null) {
+            console.message("the warm spare for rank " + rank + " (process id " + spare + ") ended; starting a new process");
+            startReplacement(rank);
             return;
         }
         procIds[rank] = spare;

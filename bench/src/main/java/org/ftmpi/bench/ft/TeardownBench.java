@@ -97,8 +97,8 @@ public final class TeardownBench {
             p.destroyForcibly().waitFor();
             throw new IOException("child did not start: " + line);
         }
-        double rss = statusKb(p.pid(), "/status", "VmRSS:") / 1024.0;
-        double huge = statusKb(p.pid(), "/smaps_rollup", "AnonHugePages:") / 1024.0;
+        double rss = statusMb(p.pid(), "/status", "VmRSS:");
+        double huge = statusMb(p.pid(), "/smaps_rollup", "AnonHugePages:");
         long t0 = System.nanoTime();
         p.toHandle().destroyForcibly();
         p.waitFor();
@@ -107,11 +107,14 @@ public final class TeardownBench {
         return new double[] {(t1 - t0) / 1e6, rss, huge};
     }
 
-    private static long statusKb(long pid, String file, String key) throws IOException {
-        for (String l : Files.readAllLines(Path.of("/proc/" + pid + file))) {
-            if (l.startsWith(key)) return Long.parseLong(l.substring(key.length()).strip().split("\\s+")[0]);
+    /** The {@code key} line of /proc/PID/FILE in MB; NaN (printed "NaN") when the kernel has no such line. */
+    private static double statusMb(long pid, String file, String key) throws IOException {
+        Path f = Path.of("/proc/" + pid + file);
+        if (!Files.exists(f)) return Double.NaN;
+        for (String l : Files.readAllLines(f)) {
+            if (l.startsWith(key)) return Long.parseLong(l.substring(key.length()).strip().split("\\s+")[0]) / 1024.0;
         }
-        return 0;
+        return Double.NaN;
     }
 
     /** The child: {@code live} MB reachable, garbage for a while, "ready", then waits to be killed. */
