@@ -594,7 +594,7 @@ public class Comm implements Freeable, Cloneable {
      * @param keep whether this process will be a member of the new communicator
      */
     final int agreeContext(String op, int kind, boolean keep) throws MPIException {
-        return agreeContext(op, kind, keep, nextCreation(), cc());
+        return agreeContext(op, kind, keep, nextCreation(), cc(), atomic);
     }
 
     /** The next creation sequence number (taken at the call, in call order, for {@code iDup}). */
@@ -602,19 +602,37 @@ public class Comm implements Freeable, Cloneable {
         return ++creations;
     }
 
-    /** {@link #agreeContext(String, int, boolean)} for sequence {@code seq}, over channel {@code ch}. */
-    final int agreeContext(String op, int kind, boolean keep, int seq, Channel ch) throws MPIException {
+    /**
+     * {@link #agreeContext(String, int, boolean)} for sequence {@code seq}, over channel {@code ch}.
+     * {@code vote}: FT-MPI ATOMIC (blocking constructors): after each attempt's reduction the
+     * members agree whether every member's part succeeded, so that either all of them get the new
+     * communicator or all raise. The non-blocking {@code iDup} passes false: its schedule agrees
+     * once over the whole operation ({@link Schedule#submitColl}).
+     */
+    final int agreeContext(String op, int kind, boolean keep, int seq, Channel ch, boolean vote) throws MPIException {
         for (int attempt = 0; ; attempt++) {
             int candidate = deriveContext(context, seq, attempt);
             boolean reserved = candidate > 2 && engine.reserveContext(candidate);
             long[] v = {candidate, -candidate, kind, -kind, reserved ? 0 : 1};
             MemorySegment s = MemorySegment.ofArray(v.clone());
             MemorySegment r = MemorySegment.ofArray(v);
+            P2pException failed = null;
             try {
                 collectives().allReduce(ch, s, r, v.length, MPI.MAX.reducer(MPI.LONG, op));
             } catch (P2pException e) {
+                failed = e;
+            }
+            if (vote) {
+                try {
+                    P2pException other = atomicVote(atomicAgreementId(), failed == null);
+                    if (failed == null) failed = other;
+                } catch (P2pException e) {
+                    if (failed == null) failed = e;
+                }
+            }
+            if (failed != null) {
                 if (reserved) engine.releaseContext(candidate);
-                throw raise(e, op);
+                throw raise(failed, op);
             }
             if (v[0] != -v[1] || v[2] != -v[3]) {
                 if (reserved) engine.releaseContext(candidate);
@@ -766,6 +784,15 @@ public class Comm implements Freeable, Cloneable {
             runAtomic(op, body);
             return;
         }
+        runPlain(op, body);
+    }
+
+    /**
+     * Runs an algorithm without ATOMIC's agreement (also under {@code --coll-mode atomic}): for
+     * steps that only some members take, such as the leaders' exchange of an intercommunicator,
+     * whose outcome reaches the others through a later, agreed step.
+     */
+    final void runPlain(String op, CollBody body) throws MPIException {
         try {
             body.run();
         } catch (P2pException e) {
@@ -1370,7 +1397,7 @@ public class Comm implements Freeable, Cloneable {
         String op = "iAllToAllw";
         check(op);
         WBlocks w = wBlocks(op, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
-        if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvRegions);
+        if (this instanceof Intercomm ic) return ic.iSwapBlocks(op, w.send, w.recv, w.recvBufs);
         for (Buf b : w.recvBufs) nbOut(b); // ATOMIC: copied out (and finished) once the members agree
         return schedule().submitColl(this, op, ch -> {
             collectives().allToAllv(ch, sel(w.send), sel(w.recv));

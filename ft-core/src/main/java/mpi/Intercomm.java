@@ -105,7 +105,7 @@ public final class Intercomm extends Comm {
                 boolean reserved = candidate > 2 && e.reserveContext(candidate);
                 long[] busy = {reserved ? 0 : 1};
                 try {
-                    allMax(hidden, hidden.channel(), busy, op);
+                    allMax(hidden, hidden.channel(), hidden.atomic, busy, op);
                     long[] other = leaderSwap(hidden, leader, busy, viaPeer, op);
                     busy[0] = Math.max(busy[0], other[0]);
                 } catch (MPIException ex) {
@@ -169,16 +169,22 @@ public final class Intercomm extends Comm {
     private Intercomm dupInter(String op) throws MPIException {
         check(op);
         int seq = nextCreation();
-        Intracomm l = local.dupIntra(op);
+        Intracomm l = null;
+        MPIException before = null;
         try {
-            int id = agreeInter(op, K_DUP, seq, blocking());
+            l = local.dupIntra(op);
+        } catch (MPIException ex) {
+            before = ex; // the whole group failed it (ATOMIC: agreed); the other group learns in agreeInter
+        }
+        try {
+            int id = agreeInter(op, K_DUP, seq, blocking(), before);
             Intercomm c = new Intercomm();
             c.bindInter(l, id, peers, name + ".dup", errhandler);
             c.hints = hints;
             c.attrs = attrs.copy();
             return c;
         } catch (MPIException ex) {
-            l.free();
+            if (l != null) l.free();
             throw ex;
         }
     }
@@ -198,7 +204,7 @@ public final class Intercomm extends Comm {
         c.attrs = attrs.copy(); // at the call, as MPI_COMM_IDUP copies attributes
         c.hints = hints;
         c.request = submit(op, l -> {
-            int localId = local.agreeContext(op, K_DUP, true, localSeq, l.inside);
+            int localId = local.agreeContext(op, K_DUP, true, localSeq, l.inside, false);
             Intracomm l2 = local.initDerived(new Intracomm(), localId, local.rank, local.world, local.name + ".idup");
             try {
                 int id = agreeInter(op, K_DUP, seq, l);
@@ -219,14 +225,22 @@ public final class Intercomm extends Comm {
     public Intracomm merge(boolean high) throws MPIException {
         check("merge");
         int seq = nextCreation();
-        long[] other = leaderSwap(local, 0, new long[] {high ? 1 : 0}, m -> interSwap("merge", m, blocking()), "merge");
+        Links l = blocking();
+        long[] other;
+        try {
+            other = leaderSwap(local, l.inside(), l.vote(), 0, new long[] {high ? 1 : 0}, m -> interSwap("merge", m, l),
+                    "merge");
+        } catch (MPIException ex) {
+            agreeInter("merge", K_MERGE, seq, l, ex); // ATOMIC: the other group learns of it there; raises
+            throw ex;
+        }
         boolean remoteHigh = other[0] != 0;
         boolean localFirst = high == remoteHigh ? lowGroup : !high;
         int[] members = new int[world.length + peers.length];
         int[] first = localFirst ? world : peers, second = localFirst ? peers : world;
         System.arraycopy(first, 0, members, 0, first.length);
         System.arraycopy(second, 0, members, first.length, second.length);
-        int id = agreeInter("merge", K_MERGE, seq, blocking());
+        int id = agreeInter("merge", K_MERGE, seq, l);
         return derived(id, localFirst ? rank : peers.length + rank, members, name + ".merge");
     }
 
@@ -251,12 +265,16 @@ public final class Intercomm extends Comm {
      * leader through {@code swap}; every member gets the other group's array.
      */
     static long[] leaderSwap(Intracomm group, int leader, long[] mine, Swap swap, String op) throws MPIException {
-        return leaderSwap(group, group.channel(), leader, mine, swap, op);
+        return leaderSwap(group, group.channel(), group.atomic, leader, mine, swap, op);
     }
 
-    /** {@link #leaderSwap} whose broadcasts inside the group run over {@code inside}. */
-    private static long[] leaderSwap(Intracomm group, Channel inside, int leader, long[] mine, Swap swap, String op)
-            throws MPIException {
+    /**
+     * {@link #leaderSwap} whose broadcasts inside the group run over {@code inside}; {@code vote}:
+     * each broadcast is an ATOMIC collective of the group (blocking calls under {@code --coll-mode
+     * atomic}; a non-blocking operation agrees once at its end instead).
+     */
+    private static long[] leaderSwap(Intracomm group, Channel inside, boolean vote, int leader, long[] mine, Swap swap,
+                                     String op) throws MPIException {
         long[] theirs = null;
         MPIException failed = null;
         if (group.rank == leader) {
@@ -267,28 +285,32 @@ public final class Intercomm extends Comm {
             }
         }
         long[] len = {theirs == null ? -1 : theirs.length};
-        bcastLongs(group, inside, len, leader, op);
+        bcastLongs(group, inside, vote, len, leader, op);
         if (len[0] < 0) {
             if (failed != null) throw failed;
             throw group.raise(MPI.ERR_OTHER, op + ": the leader (rank " + leader + " of " + group.name
                     + ") could not exchange with the other group (see the error raised there)");
         }
         if (theirs == null) theirs = new long[(int) len[0]];
-        bcastLongs(group, inside, theirs, leader, op);
+        bcastLongs(group, inside, vote, theirs, leader, op);
         return theirs;
     }
 
-    private static void bcastLongs(Intracomm group, Channel inside, long[] a, int root, String op)
+    private static void bcastLongs(Intracomm group, Channel inside, boolean vote, long[] a, int root, String op)
             throws MPIException {
         if (a.length == 0) return;
-        group.runColl(op, () -> collectives().bcast(inside, MemorySegment.ofArray(a), root));
+        Comm.CollBody body = () -> collectives().bcast(inside, MemorySegment.ofArray(a), root);
+        if (vote) group.runColl(op, body);
+        else group.runPlain(op, body);
     }
 
     /** Element-wise MAX of {@code v} over {@code group} (its channel {@code inside}), in place. */
-    private static void allMax(Intracomm group, Channel inside, long[] v, String op) throws MPIException {
+    private static void allMax(Intracomm group, Channel inside, boolean vote, long[] v, String op) throws MPIException {
         Reducer max = MPI.MAX.reducer(MPI.LONG, op);
         MemorySegment in = MemorySegment.ofArray(v.clone());
-        group.runColl(op, () -> collectives().allReduce(inside, in, MemorySegment.ofArray(v), v.length, max));
+        Comm.CollBody body = () -> collectives().allReduce(inside, in, MemorySegment.ofArray(v), v.length, max);
+        if (vote) group.runColl(op, body);
+        else group.runPlain(op, body);
     }
 
     /** The leaders' exchange at creation: length, then the array, over the peer communicator with the user's tag. */
@@ -309,9 +331,14 @@ public final class Intercomm extends Comm {
         return theirs;
     }
 
-    /** Sends {@code out} to and receives {@code in} from remote rank 0 (this is local rank 0). */
+    /**
+     * Sends {@code out} to and receives {@code in} from remote rank 0 (this is local rank 0).
+     * Only the leaders take part, so never through ATOMIC's agreement of all members (which
+     * would wait for members that are not in it): the outcome reaches them through the group's
+     * broadcast in {@link #leaderSwap} and, under ATOMIC, the agreement that ends each step.
+     */
     private void exchange(String op, MemorySegment out, MemorySegment in, int tag, Links l) throws MPIException {
-        runColl(op, () -> awaitAll(engine, recvFrom(l, 0, tag, in), sendTo(l, 0, tag, out)));
+        runPlain(op, () -> awaitAll(engine, recvFrom(l, 0, tag, in), sendTo(l, 0, tag, out)));
     }
 
     /**
@@ -319,17 +346,38 @@ public final class Intercomm extends Comm {
      * free at every member of both groups (as {@link Comm#agreeContext} does for one group).
      */
     private int agreeInter(String op, int kind, int seq, Links l) throws MPIException {
+        return agreeInter(op, kind, seq, l, null);
+    }
+
+    /**
+     * {@link #agreeInter(String, int, int, Links)}; {@code before}: the error of an earlier step
+     * of the same constructor at this process (null if none). Under ATOMIC ({@code l.vote()})
+     * every member of both groups ends each attempt in one agreement over this
+     * intercommunicator, so that all of them get the new communicator or all raise; a member
+     * whose earlier step failed (as its whole group did: those steps are agreed in the group)
+     * takes no step and votes no. Without ATOMIC such a member raises at once.
+     */
+    private int agreeInter(String op, int kind, int seq, Links l, MPIException before) throws MPIException {
+        if (before != null && !l.vote()) throw before;
         for (int attempt = 0; ; attempt++) {
+            int id = l.vote() ? atomicAgreementId() : 0; // taken in call order, as every member does
             int candidate = deriveContext(context, seq, attempt);
-            boolean reserved = candidate > 2 && engine.reserveContext(candidate);
+            boolean reserved = before == null && candidate > 2 && engine.reserveContext(candidate);
             long[] v = {candidate, -candidate, kind, -kind, reserved ? 0 : 1};
-            try {
-                allMax(local, l.inside, v, op);
-                long[] other = leaderSwap(local, l.inside, 0, v, m -> interSwap(op, m, l), op);
-                for (int i = 0; i < v.length; i++) v[i] = Math.max(v[i], other[i]);
-            } catch (MPIException ex) {
+            MPIException failed = before;
+            if (failed == null) {
+                try {
+                    allMax(local, l.inside, l.vote(), v, op);
+                    long[] other = leaderSwap(local, l.inside, l.vote(), 0, v, m -> interSwap(op, m, l), op);
+                    for (int i = 0; i < v.length; i++) v[i] = Math.max(v[i], other[i]);
+                } catch (MPIException ex) {
+                    failed = ex;
+                }
+            }
+            if (l.vote()) failed = settle(id, failed, op);
+            if (failed != null) {
                 if (reserved) engine.releaseContext(candidate);
-                throw ex;
+                throw failed;
             }
             if (v[0] != -v[1] || v[2] != -v[3]) {
                 if (reserved) engine.releaseContext(candidate);
@@ -338,6 +386,21 @@ public final class Intercomm extends Comm {
             }
             if (v[4] == 0) return candidate;
             if (reserved) engine.releaseContext(candidate);
+        }
+    }
+
+    /**
+     * ATOMIC: every member of both groups agrees (instance {@code id}) whether its part of a step
+     * succeeded. Returns this member's own error, else the error of another member's part (so
+     * that every member raises), else null.
+     */
+    private MPIException settle(int id, MPIException mine, String op) {
+        try {
+            P2pException other = atomicVote(id, mine == null);
+            if (mine != null || other == null) return mine;
+            return raise(other, op);
+        } catch (P2pException e) {
+            return mine != null ? mine : raise(e, op);
         }
     }
 
@@ -350,14 +413,29 @@ public final class Intercomm extends Comm {
      * channel; non-blocking ones {@link Schedule#TAG_OFFSET} and an offset channel, so the two
      * never match each other (the argument of the intracommunicator schedule).
      */
-    record Links(int tagOffset, Channel inside) {}
-
-    private Links blocking() {
-        return new Links(0, local.channel());
+    record Links(int tagOffset, Channel inside, boolean vote, java.util.List<Buf> outs) {
+        /**
+         * A receive buffer is complete: copied out now, or under ATOMIC ({@code outs != null})
+         * once every member agreed that the collective succeeded.
+         */
+        void done(Buf b) throws MPIException {
+            if (outs != null) outs.add(b);
+            else b.done();
+        }
     }
 
+    /**
+     * Blocking operations: under ATOMIC each of their steps inside a group is agreed in the group
+     * ({@code vote}), and results are copied out after the agreement that ends the operation.
+     */
+    private Links blocking() {
+        return new Links(0, local.channel(), atomic, atomic ? new java.util.ArrayList<>() : null);
+    }
+
+    /** Non-blocking operations: under ATOMIC one agreement at the end ({@link Schedule#submitColl}). */
     private Links nonBlocking() {
-        return new Links(Schedule.TAG_OFFSET, Schedule.offsetChannel(local));
+        return new Links(Schedule.TAG_OFFSET, Schedule.offsetChannel(local), false,
+                atomic ? new java.util.ArrayList<>() : null);
     }
 
     private org.ftmpi.p2p.Request sendTo(Links l, int dest, int tag, MemorySegment data) {
@@ -377,21 +455,40 @@ public final class Intercomm extends Comm {
 
     private static final Plan NOTHING = l -> { };
 
-    /** Runs a plan now (blocking form). */
+    /**
+     * Runs a plan now (blocking form). Under FT-MPI ATOMIC the plan writes scratch copies of the
+     * receive buffers; then every member of both groups agrees (over this intercommunicator)
+     * whether every part succeeded, and only then are the results copied out; otherwise every
+     * surviving member raises and no receive buffer changed.
+     */
     private void run(String op, Plan plan) throws MPIException {
         Links l = blocking();
+        int id = atomic ? atomicAgreementId() : 0;
+        MPIException failed = null;
         try {
             plan.run(l);
         } catch (P2pException e) {
-            throw collFailure(e, op);
+            failed = collFailure(e, op);
         } catch (RuntimeException e) {
-            throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
+            failed = handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
+        } catch (MPIException e) {
+            failed = e;
+        }
+        if (atomic) failed = settle(id, failed, op);
+        if (failed != null) throw failed;
+        if (l.outs() != null) {
+            try {
+                for (Buf b : l.outs()) b.done();
+            } catch (MPIException e) {
+                throw handle(e);
+            }
         }
     }
 
-    /** Queues a plan on this communicator's schedule (non-blocking form). */
+    /** Queues a plan on this communicator's schedule (non-blocking form; ATOMIC as for {@link #run}). */
     private Request submit(String op, Plan plan) throws MPIException {
         Links l = nonBlocking();
+        if (atomic) return schedule().submitColl(this, op, ch -> plan.run(l), l.outs());
         return schedule().submit(this, op, ch -> plan.run(l));
     }
 
@@ -412,7 +509,7 @@ public final class Intercomm extends Comm {
 
     /** A collective buffer: any buffer for the blocking forms, a direct one for the non-blocking ones. */
     private Buf cbuf(boolean nb, Object b, int count, Datatype type, String op, String arg) throws MPIException {
-        // false: intercommunicator operations are never ATOMIC, so nothing is copied out at their end
+        // false: not registered with Comm.nbOut; under ATOMIC the plans hand their receive buffers to Links.done
         return nb ? NbColls.dbuf(this, (Buffer) b, count, type, op, arg, false) : buf(b, count, type, op, arg);
     }
 
@@ -456,7 +553,7 @@ public final class Intercomm extends Comm {
         return l -> {
             if (rank == 0) awaitAll(engine, recvFrom(l, root, T_DATA, b.seg));
             collectives().bcast(l.inside, b.seg, 0);
-            b.done();
+            l.done(b);
         };
     }
 
@@ -479,7 +576,7 @@ public final class Intercomm extends Comm {
             Buf r = cbuf(nb, recvbuf, count, type, op, null);
             return l -> {
                 awaitAll(engine, recvFrom(l, 0, T_DATA, r.seg));
-                r.done();
+                l.done(r);
             };
         }
         Buf s = cbuf(nb, sendbuf, count, type, op, null);
@@ -534,7 +631,7 @@ public final class Intercomm extends Comm {
                 }
                 collectives().scatterv(l.inside, blocks, r.seg, 0);
             }
-            r.done();
+            l.done(r);
         };
     }
 
@@ -584,7 +681,7 @@ public final class Intercomm extends Comm {
             if (gather) return l -> awaitAll(engine, sendTo(l, root, T_DATA, b.seg));
             return l -> {
                 awaitAll(engine, recvFrom(l, root, T_DATA, b.seg));
-                b.done();
+                l.done(b);
             };
         }
         if (rootType == null) {
@@ -600,7 +697,7 @@ public final class Intercomm extends Comm {
                 rs[i] = gather ? recvFrom(l, i, T_DATA, blocks[i]) : sendTo(l, i, T_DATA, blocks[i]);
             }
             awaitAll(engine, rs);
-            if (gather) r.done();
+            if (gather) l.done(r);
         };
     }
 
@@ -729,7 +826,7 @@ public final class Intercomm extends Comm {
                 rs[n + k] = sendTo(l, j, T_DATA, out[j]);
             }
             awaitAll(engine, rs);
-            if (done != null) done.done();
+            if (done != null) l.done(done);
         };
     }
 
@@ -738,11 +835,12 @@ public final class Intercomm extends Comm {
         run(op, swapPlan(out, in, null));
     }
 
-    Request iSwapBlocks(String op, MemorySegment[] out, MemorySegment[] in, Buffers.Region[] finish) throws MPIException {
+    /** iAllToAllw between the groups; {@code received}: the receive blocks, finished (and under ATOMIC copied out) at the end. */
+    Request iSwapBlocks(String op, MemorySegment[] out, MemorySegment[] in, Buf[] received) throws MPIException {
         Plan p = swapPlan(out, in, null);
         return submit(op, l -> {
             p.run(l);
-            for (Buffers.Region g : finish) g.finishReceive();
+            for (Buf b : received) l.done(b);
         });
     }
 }

@@ -319,7 +319,7 @@ final class NbColls {
         Intracomm dup = c.newSameKind();
         dup.attrs = c.attrs.copy(); // at the call, as MPI_COMM_IDUP copies attributes
         dup.request = c.schedule().submitColl(c, "iDup", ch -> {
-            int id = c.agreeContext("iDup", Comm.K_DUP, true, seq, ch);
+            int id = c.agreeContext("iDup", Comm.K_DUP, true, seq, ch, false);
             c.initDerived(dup, id, c.rank, c.world, c.name + ".idup");
         });
         return dup;

@@ -62,13 +62,9 @@ final class Schedule {
 
     /**
      * Queues {@code body}; the returned request completes when it has run, with its error if any.
-     * Not for ATOMIC communicators (their collectives go through {@link #submitColl}).
+     * Not for ATOMIC communicators: their collectives go through {@link #submitColl}.
      */
     Request submit(Comm comm, String op, Body body) throws MPIException {
-        if (comm.atomic) {
-            throw comm.raise(MPI.ERR_OTHER, op + ": not available under --coll-mode atomic (non-blocking"
-                    + " intercommunicator operations; see docs/fault-tolerance.md)");
-        }
         org.ftmpi.p2p.Request req = engine.externalRequest();
         return queue(comm, req, () -> complete(req, op, body));
     }
@@ -83,7 +79,14 @@ final class Schedule {
      */
     Request submitColl(Comm comm, String op, Body body) throws MPIException {
         if (!comm.atomic) return submit(comm, op, body);
-        java.util.List<Comm.Buf> outs = comm.takeNbScratch();
+        return submitColl(comm, op, body, comm.takeNbScratch());
+    }
+
+    /**
+     * {@link #submitColl(Comm, String, Body)} under ATOMIC whose scratch buffers to copy out are
+     * {@code outs}, a list the body may still add to while it runs (intercommunicator plans).
+     */
+    Request submitColl(Comm comm, String op, Body body, java.util.List<Comm.Buf> outs) throws MPIException {
         int id = comm.atomicAgreementId();
         org.ftmpi.p2p.Request req = engine.externalRequest();
         return queue(comm, req, () -> {

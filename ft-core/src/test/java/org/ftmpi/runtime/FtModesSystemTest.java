@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import mpi.MPI;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -90,6 +91,29 @@ class FtModesSystemTest {
             has(r, "rank " + me + " allgather raised, buffer [-1, -1, -1, -1]");
             has(r, "rank " + me + " gather raised" + (me == 0 ? ", buffer [-1, -1, -1, -1]" : ""));
             has(r, "rank " + me + " after recovery allgather [10, 11, 13]");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    @Test
+    void atomicIntercommunicatorCollectivesAndConstructorsGiveEveryMemberOfBothGroupsTheSameOutcome() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.AtomicInterProbe", List.of("-np", "5", "--comm-mode", "shrink",
+                        "--coll-mode", "atomic")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        int[] merged = {0, 3, 1, 4, 2}; // group A (even world ranks) passed high = false: it comes first
+        for (int me = 0; me < 5; me++) {
+            String ag = me % 2 == 0 ? "[11, 13]" : "[10, 12, 14]", iag = me % 2 == 0 ? "[21, 23]" : "[20, 22, 24]";
+            has(r, "rank " + me + " fault-free allgather " + ag + " iallgather " + iag + " merged rank " + merged[me]
+                    + " sum 10");
+        }
+        for (int me : new int[] {0, 1, 2, 4}) {
+            // rank 1 receives only from group A (all alive): its own part of the allGather can succeed
+            String untouched = me % 2 == 0 ? "[-1, -1]" : "[-1, -1, -1]";
+            has(r, "rank " + me + " allgather raised class " + MPI.ERR_OTHER + ", buffer " + untouched);
+            has(r, "rank " + me + " iallgather raised, buffer " + untouched);
+            has(r, "rank " + me + " dup raised");
+            has(r, "rank " + me + " after recovery allgather [10, 11, 12, 14]");
             has(r, "rank " + me + " finalized");
         }
     }

@@ -34,22 +34,22 @@ public final class AtomicProbe {
         w.scan(new int[] {me + 1}, scan, 1, MPI.INT, MPI.SUM);
         say("fault-free sum " + sum[0] + " allgather " + Arrays.toString(all) + " scan " + scan[0]);
         w.iBarrier().waitFor();
-        IntBuffer nbSum = direct(1);
-        w.iAllReduce(direct(1).put(0, me), nbSum, 1, MPI.INT, MPI.SUM).waitFor();
-        IntBuffer nbAll = direct(4);
-        w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, nbAll, 1, MPI.INT).waitFor();
-        say("non-blocking ibarrier done iallreduce " + nbSum.get(0) + " iallgather " + contents(nbAll));
+        IntBuffer nbSum = ProbeLines.direct(1);
+        w.iAllReduce(ProbeLines.direct(1).put(0, me), nbSum, 1, MPI.INT, MPI.SUM).waitFor();
+        IntBuffer nbAll = ProbeLines.direct(4);
+        w.iAllGather(ProbeLines.direct(1).put(0, me + 30), 1, MPI.INT, nbAll, 1, MPI.INT).waitFor();
+        say("non-blocking ibarrier done iallreduce " + nbSum.get(0) + " iallgather " + ProbeLines.contents(nbAll));
         mpi.CartComm ring = w.createCart(new int[] {4}, new boolean[] {true}, false);
-        IntBuffer nbr = direct(2);
-        ring.iNeighborAllGather(direct(1).put(0, me + 40), 1, MPI.INT, nbr, 1, MPI.INT).waitFor();
-        say("ineighborallgather " + contents(nbr));
+        IntBuffer nbr = ProbeLines.direct(2);
+        ring.iNeighborAllGather(ProbeLines.direct(1).put(0, me + 40), 1, MPI.INT, nbr, 1, MPI.INT).waitFor();
+        say("ineighborallgather " + ProbeLines.contents(nbr));
         w.barrier();
         if (me == VICTIM) Await.killSelf();
-        IntBuffer iag = direct(4);
-        nonBlocking("iallgather", iag, () -> w.iAllGather(direct(1).put(0, me + 30), 1, MPI.INT, iag, 1, MPI.INT));
+        IntBuffer iag = ProbeLines.direct(4);
+        nonBlocking("iallgather", iag, () -> w.iAllGather(ProbeLines.direct(1).put(0, me + 30), 1, MPI.INT, iag, 1, MPI.INT));
         // rank 0's neighbours (3 and 1) are alive, yet ATOMIC makes its request fail with the others'
-        IntBuffer inb = direct(2);
-        nonBlocking("ineighborallgather", inb, () -> ring.iNeighborAllGather(direct(1).put(0, me + 40), 1, MPI.INT,
+        IntBuffer inb = ProbeLines.direct(2);
+        nonBlocking("ineighborallgather", inb, () -> ring.iNeighborAllGather(ProbeLines.direct(1).put(0, me + 40), 1, MPI.INT,
                 inb, 1, MPI.INT));
         int[] ag = ProbeLines.filled(4);
         try {
@@ -82,24 +82,12 @@ public final class AtomicProbe {
     private static void nonBlocking(String name, IntBuffer buf, Start op) throws MPIException {
         try {
             op.start().waitFor();
-            say(name + " returned " + contents(buf));
+            say(name + " returned " + ProbeLines.contents(buf));
         } catch (ProcFailedException e) {
-            say(name + " raised, buffer " + contents(buf));
+            say(name + " raised, buffer " + ProbeLines.contents(buf));
         }
     }
 
-    /** A direct int buffer of {@code n} entries, all -1 (non-blocking collectives take direct buffers). */
-    private static IntBuffer direct(int n) {
-        IntBuffer b = MPI.newIntBuffer(n);
-        for (int i = 0; i < n; i++) b.put(i, -1);
-        return b;
-    }
-
-    private static String contents(IntBuffer b) {
-        int[] a = new int[b.capacity()];
-        for (int i = 0; i < a.length; i++) a[i] = b.get(i);
-        return Arrays.toString(a);
-    }
 
     private static void say(String s) {
         ProbeLines.say(me, s);

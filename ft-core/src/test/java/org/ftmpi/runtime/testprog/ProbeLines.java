@@ -1,5 +1,6 @@
 package org.ftmpi.runtime.testprog;
 
+import java.nio.IntBuffer;
 import java.util.Arrays;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -28,5 +29,19 @@ final class ProbeLines {
         int[] a = new int[n];
         Arrays.fill(a, -1);
         return a;
+    }
+
+    /** A direct int buffer of {@code n} entries, all -1 (non-blocking collectives take direct buffers). */
+    static IntBuffer direct(int n) {
+        IntBuffer b = MPI.newIntBuffer(n);
+        for (int i = 0; i < n; i++) b.put(i, -1);
+        return b;
+    }
+
+    /** The entries of {@code b}, as {@link Arrays#toString(int[])} prints them. */
+    static String contents(IntBuffer b) {
+        int[] a = new int[b.capacity()];
+        for (int i = 0; i < a.length; i++) a[i] = b.get(i);
+        return Arrays.toString(a);
     }
 }
