@@ -5,6 +5,8 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import mpi.ProcFailedException;
+import org.ftmpi.ckpt.CheckpointException;
+import org.ftmpi.ckpt.DisklessCheckpoint;
 
 /**
  * What the fault-tolerant examples ({@link GameOfLife}, {@link PoissonCG}) share: argument
@@ -82,5 +84,20 @@ final class FtExample {
         if (MPI.COMM_WORLD.getRank() != 0) return;
         System.out.printf(Locale.ROOT, "failures recovered %d, time to solution %.1f ms, mpi-calls %d%n", failures,
                 System.currentTimeMillis() - startMillis, calls);
+    }
+
+    /**
+     * Every rank rolls back to the agreed checkpoint ({@link DisklessCheckpoint#restore}); null:
+     * nothing was saved yet. If the checkpoint cannot be rebuilt (more processes failed than its
+     * redundancy covers), rank 0 says why and the job ends with exit code 3.
+     */
+    static DisklessCheckpoint.State restore(DisklessCheckpoint ckpt, Intracomm world) throws MPIException {
+        try {
+            return ckpt.restore(world);
+        } catch (CheckpointException e) {
+            if (world.getRank() == 0) System.err.println(e.getMessage());
+            world.abort(3);
+            throw e; // abort does not return
+        }
     }
 }

@@ -4,6 +4,7 @@ import java.util.Locale;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.ftmpi.ckpt.DisklessCheckpoint;
 import mpi.ProcFailedException;
 
 /**
@@ -19,7 +20,7 @@ import mpi.ProcFailedException;
  * split in blocks of rows; each generation exchanges the boundary rows with the two neighbours.
  * Every {@code checkpointEvery} generations (default 20; 0: no checkpoints, the fault-free
  * baseline) the ranks keep their block in memory and a buddy copy at the next rank
- * ({@link BuddyCheckpoint}). When a rank dies, the recovery (REBUILD) gives its rank to a warm
+ * ({@link DisklessCheckpoint#buddy}). When a rank dies, the recovery (REBUILD) gives its rank to a warm
  * spare or a new process, which starts {@code main} again with {@code MPI.isRestarted()} true;
  * the survivors see the failure as a {@code ProcFailedException} (after the recovery under
  * {@code --recovery-mode auto}; under {@code manual} they call {@code MPI.recover()}). Then all
@@ -31,7 +32,7 @@ import mpi.ProcFailedException;
 public final class GameOfLife {
     private final Intracomm world = MPI.COMM_WORLD;
     private final int rows, cols, generations, every;
-    private final BuddyCheckpoint ckpt;
+    private final DisklessCheckpoint ckpt;
     private int lo, n; // my first global row and my row count
     private byte[] grid, next; // n rows of cols cells
     private final byte[] ghostUp, ghostDown, bottom;
@@ -39,12 +40,12 @@ public final class GameOfLife {
     private double startMillis;
     private long calls;
 
-    private GameOfLife(int rows, int cols, int generations, int every) {
+    private GameOfLife(int rows, int cols, int generations, int every) throws MPIException {
         this.rows = rows;
         this.cols = cols;
         this.generations = generations;
         this.every = every;
-        this.ckpt = new BuddyCheckpoint(1, rows * cols, 2);
+        this.ckpt = DisklessCheckpoint.buddy(1, rows * cols, 2);
         this.ghostUp = new byte[cols];
         this.ghostDown = new byte[cols];
         this.bottom = new byte[cols];
@@ -65,7 +66,7 @@ public final class GameOfLife {
             System.out.printf(Locale.ROOT, "GameOfLife %dx%d, %d generations, %d ranks: live cells %d, checksum %016x%n",
                     rows, cols, gens, g.world.getSize(), g.result[0], g.result[1]);
         }
-        FtExample.report(failures, g.startMillis, g.calls + g.ckpt.calls);
+        FtExample.report(failures, g.startMillis, g.calls + g.ckpt.mpiCalls());
         MPI.Finalize();
     }
 
@@ -109,7 +110,7 @@ public final class GameOfLife {
 
     /** Every rank (survivors and replacements) rolls back to the agreed checkpoint. */
     private void rollBack() throws MPIException {
-        DisklessCheckpoint.State s = ckpt.restore(world);
+        DisklessCheckpoint.State s = FtExample.restore(ckpt, world);
         if (s == null) { // failed before the first checkpoint: start again
             initial();
         } else {

@@ -4,6 +4,7 @@ import java.util.Locale;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.ftmpi.ckpt.DisklessCheckpoint;
 import mpi.ProcFailedException;
 
 /**
@@ -21,9 +22,9 @@ import mpi.ProcFailedException;
  * b}. The grid rows are split in blocks over the ranks; each iteration exchanges one boundary row
  * with each neighbour and makes two {@code allReduce} dot products. Every {@code checkpointEvery}
  * iterations (default 25; 0: none, the fault-free baseline) the ranks keep their blocks of
- * {@code x, r, p} in memory with a buddy copy at the next rank ({@link BuddyCheckpoint}), or with
+ * {@code x, r, p} in memory with a buddy copy at the next rank ({@link DisklessCheckpoint#buddy}), or with
  * {@code rs:M} protected by M Reed-Solomon parity shards per stripe spread over the ranks
- * ({@link RsCheckpoint}: survives any M failures between two checkpoints). When a
+ * ({@link DisklessCheckpoint#reedSolomon}: survives any M failures between two checkpoints). When a
  * rank dies, SHRINK leaves the survivors a smaller COMM_WORLD (their old order); they roll back
  * to the newest checkpoint they all hold, <i>redistribute</i> the rows over the survivors and
  * continue. Rank 0 prints the iterations, the error against {@code x*} (the same as without a
@@ -43,11 +44,12 @@ public final class PoissonCG {
     private long calls;
     private boolean started;
 
-    private PoissonCG(int grid, int every, double tolerance, int parity) {
+    private PoissonCG(int grid, int every, double tolerance, int parity) throws MPIException {
         this.grid = grid;
         this.every = every;
         this.tolerance = tolerance;
-        this.ckpt = parity > 0 ? new RsCheckpoint(3, grid * grid, 4, parity) : new BuddyCheckpoint(3, grid * grid, 4);
+        this.ckpt = parity > 0 ? DisklessCheckpoint.reedSolomon(3, grid * grid, 4, parity)
+                : DisklessCheckpoint.buddy(3, grid * grid, 4);
         this.ghostUp = new double[grid];
         this.ghostDown = new double[grid];
         this.bottom = new double[grid];
@@ -76,7 +78,7 @@ public final class PoissonCG {
                     + " max error %.3e, sum(x) %.12e%n", grid, grid, cg.world.getSize(), cg.iteration,
                     Math.sqrt(cg.rho / cg.bnorm2), cg.result[0], cg.result[1]);
         }
-        FtExample.report(failures, cg.startMillis, cg.calls + cg.ckpt.calls);
+        FtExample.report(failures, cg.startMillis, cg.calls + cg.ckpt.mpiCalls());
         MPI.Finalize();
     }
 
@@ -157,7 +159,7 @@ public final class PoissonCG {
 
     /** Survivors roll back to the agreed checkpoint and take their rows under the new layout. */
     private void rollBack() throws MPIException {
-        DisklessCheckpoint.State s = ckpt.restore(world);
+        DisklessCheckpoint.State s = FtExample.restore(ckpt, world);
         if (s == null) { // failed before the first checkpoint: start again
             initial();
         } else {

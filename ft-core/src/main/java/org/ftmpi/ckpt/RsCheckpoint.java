@@ -1,4 +1,4 @@
-package org.ftmpi.examples;
+package org.ftmpi.ckpt;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -38,7 +38,7 @@ import org.ftmpi.ckpt.rs.ReedSolomon;
  * of the version's layout, then one {@code allReduce(BXOR)} gives everyone every surviving record
  * and parity shard and which old ranks are present; each process decodes the lost chunks of every
  * stripe and rebuilds the whole vectors. This holds the full vectors on every rank for a moment,
- * as the buddy restore does (fine for the examples' sizes).
+ * as the buddy restore does ({@link DisklessCheckpoint}).
  */
 final class RsCheckpoint extends DisklessCheckpoint {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
@@ -55,9 +55,9 @@ final class RsCheckpoint extends DisklessCheckpoint {
     private ReedSolomon codec;
 
     /** As {@link DisklessCheckpoint}, with {@code parity} parity shards per stripe (at most N - 1 used). */
-    RsCheckpoint(int vectors, int length, int scalars, int parity) {
+    RsCheckpoint(int vectors, int length, int scalars, int parity) throws CheckpointException {
         super(vectors, length, scalars);
-        if (parity < 1) throw new IllegalArgumentException("parity: must be >= 1, got " + parity);
+        if (parity < 1) throw CheckpointException.badArgument("parity: must be >= 1, got " + parity);
         this.wantedParity = parity;
     }
 
@@ -134,9 +134,8 @@ final class RsCheckpoint extends DisklessCheckpoint {
             if (!alive[r]) lostRanks++;
         }
         if (lostRanks > m) {
-            lost(comm, lostRanks + " of the " + size + " processes that saved it failed; its Reed-Solomon"
+            throw lost(lostRanks + " of the " + size + " processes that saved it failed; its Reed-Solomon"
                     + " parity covers " + m);
-            return null;
         }
         if (lostRanks > 0) {
             ReedSolomon rs = codec(k, m);
@@ -156,8 +155,7 @@ final class RsCheckpoint extends DisklessCheckpoint {
                 try {
                     rs.decode(shards, present);
                 } catch (ErasureCodeException e) {
-                    lost(comm, "stripe " + stripe + ": " + e.getMessage());
-                    return null;
+                    throw lost("stripe " + stripe + ": " + e.getMessage());
                 }
                 for (int j = 0; j < k; j++) {
                     int r = (stripe + m + j) % size;
@@ -171,8 +169,7 @@ final class RsCheckpoint extends DisklessCheckpoint {
             long at = (long) r * region;
             int lo = seg.get(INT, at), len = seg.get(INT, at + 4);
             if (lo < 0 || len < 0 || (long) lo + len > length || HEADER + (long) vectors * len * Double.BYTES > (long) k * c) {
-                lost(comm, "the record of rank " + r + " is inconsistent (offset " + lo + ", length " + len + ")");
-                return null;
+                throw lost("the record of rank " + r + " is inconsistent (offset " + lo + ", length " + len + ")");
             }
             for (int v = 0; v < vectors; v++) {
                 MemorySegment.copy(seg, ValueLayout.JAVA_DOUBLE_UNALIGNED, at + HEADER + (long) v * len * Double.BYTES,
