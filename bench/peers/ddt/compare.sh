@@ -2,7 +2,10 @@
 # Builds the Open MPI peer (pack_bench.c) and the Java engine harness, runs both ROUNDS times
 # interleaved (C, Java, C, Java, ...) on the same layouts, and prints per layout the median MB/s
 # of pack and unpack for each, the ratio ours/Open MPI, and ours vs memcpy of the same byte count
-# (C memcpy). Usage: bench/peers/ddt/compare.sh [rounds]   (default 2; ~1 min per round)
+# (C memcpy), and ours vs the Java harness's own bulk copy of the same byte count in the same JVM
+# ("Java copy": MemorySegment.copy from the user array into the same packed buffer; a control for
+# effects of where the buffers landed in memory, which move that copy and pack together).
+# Usage: bench/peers/ddt/compare.sh [rounds]   (default 2; ~1 min per round)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
@@ -48,13 +51,13 @@ def load(p):
     return d
 c, j = load(sys.argv[1]), load(sys.argv[2])
 med = lambda rows, k: statistics.median(r[k] for r in rows)
-print("| layout | bytes | OMPI pack MB/s | ours pack MB/s | pack ours/OMPI | OMPI unpack MB/s | ours unpack MB/s | unpack ours/OMPI | memcpy MB/s | ours pack/memcpy |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| layout | bytes | OMPI pack MB/s | ours pack MB/s | pack ours/OMPI | OMPI unpack MB/s | ours unpack MB/s | unpack ours/OMPI | memcpy MB/s | ours pack/memcpy | Java copy MB/s | ours pack/Java copy |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for name in c:
     if name not in j:
         continue
     cp, cu, cm = med(c[name], "pack_MBps"), med(c[name], "unpack_MBps"), med(c[name], "memcpy_MBps")
-    jp, ju = med(j[name], "pack_MBps"), med(j[name], "unpack_MBps")
+    jp, ju, jm = med(j[name], "pack_MBps"), med(j[name], "unpack_MBps"), med(j[name], "memcpy_MBps")
     b = int(c[name][0]["bytes"])
-    print(f"| {name} | {b} | {cp:.0f} | {jp:.0f} | {jp/cp:.2f} | {cu:.0f} | {ju:.0f} | {ju/cu:.2f} | {cm:.0f} | {jp/cm:.2f} |")
+    print(f"| {name} | {b} | {cp:.0f} | {jp:.0f} | {jp/cp:.2f} | {cu:.0f} | {ju:.0f} | {ju/cu:.2f} | {cm:.0f} | {jp/cm:.2f} | {jm:.0f} | {jp/jm:.2f} |")
 PY

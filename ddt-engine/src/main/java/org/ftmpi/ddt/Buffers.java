@@ -38,6 +38,29 @@ public final class Buffers {
         };
     }
 
+    /**
+     * Size in bytes of a primitive array buffer (not {@code boolean[]}), or -1 for anything else.
+     * Plain {@code instanceof} tests, most common first: a convertor asks this once per message.
+     */
+    static long arrayBytes(Object buf) {
+        if (buf instanceof double[] a) {
+            return 8L * a.length;
+        } else if (buf instanceof byte[] a) {
+            return a.length;
+        } else if (buf instanceof int[] a) {
+            return 4L * a.length;
+        } else if (buf instanceof long[] a) {
+            return 8L * a.length;
+        } else if (buf instanceof float[] a) {
+            return 4L * a.length;
+        } else if (buf instanceof char[] a) {
+            return 2L * a.length;
+        } else if (buf instanceof short[] a) {
+            return 2L * a.length;
+        }
+        return -1;
+    }
+
     /** Element size of an array buffer, 1 for byte-addressed buffers. */
     public static int unit(Object buf) {
         return switch (buf) {

@@ -37,7 +37,17 @@ public final class Convertor {
     private final boolean unpack;
     private final Datatype type;
     private final long count;
-    private final MemorySegment user;
+    /** The user buffer as given (array, buffer or segment). */
+    private final Object buf;
+    /**
+     * The user buffer as a segment, created on first use ({@link #userSeg()}): the raw and
+     * {@code double[]} paths never need it, and a heap segment costs two allocations per convertor.
+     */
+    private MemorySegment user;
+    /** Size of the user buffer in bytes. */
+    private final long userBytes;
+    /** Whether the user buffer is native memory (direct buffer, native segment). */
+    private final boolean userNative;
     private final long base;
     private final boolean swap;
     private final boolean aligned;
@@ -85,7 +95,16 @@ public final class Convertor {
         this.unpack = unpack;
         this.type = type;
         this.count = count;
-        this.user = Buffers.segment(buf);
+        this.buf = buf;
+        long arrayBytes = Buffers.arrayBytes(buf);
+        if (arrayBytes < 0) { // not a primitive array: buffers and segments are looked at once here
+            this.user = Buffers.segment(buf);
+            this.userBytes = user.byteSize();
+            this.userNative = user.isNative();
+        } else {
+            this.userBytes = arrayBytes;
+            this.userNative = false;
+        }
         this.base = Buffers.byteOffset(buf, offset);
         this.extent = type.extent();
         this.swap = opts.encoding().swaps();
@@ -96,7 +115,7 @@ public final class Convertor {
             throw DatatypeException.buffer("offset must be >= 0, was " + offset);
         }
         if (unpack) {
-            if (user.isReadOnly()) {
+            if (user != null && user.isReadOnly()) { // arrays are never read-only
                 throw DatatypeException.buffer("receive buffer is read-only");
             }
             type.checkReceive(count);
@@ -131,11 +150,20 @@ public final class Convertor {
         }
         this.total = type.packSize(count, opts);
         this.plain = passes.length == 1 && !aligned && !swap;
-        this.userAddress = plain && RAW && user.isNative() ? user.address() : -1;
+        this.userAddress = plain && RAW && userNative ? user.address() : -1;
         this.userDoubles = plain && buf instanceof double[] a && base % 8 == 0 && extent % 8 == 0
                 && passes[0].allMultiplesOf8() ? a : null;
         this.words = plain && RAW ? passes[0].wordIndex() : null;
         this.spacer = plain && RAW && Spacer.ENABLED && passes[0].farStrided() ? Spacer.scratch() : null;
+    }
+
+    /** The user buffer as a segment (created on first use). */
+    private MemorySegment userSeg() {
+        MemorySegment s = user;
+        if (s == null) {
+            user = s = Buffers.segment(buf);
+        }
+        return s;
     }
 
     private void checkUserRange() {
@@ -145,10 +173,10 @@ public final class Convertor {
         long span = Math.multiplyExact(count - 1, extent);
         long lo = base + type.trueLb + Math.min(0, span);
         long hi = base + type.trueUb + Math.max(0, span);
-        if (lo < 0 || hi > user.byteSize()) {
+        if (lo < 0 || hi > userBytes) {
             throw DatatypeException.buffer((unpack ? "receive" : "send") + " buffer too small: " + count + " x "
                     + type + " at byte offset " + base + " touches bytes [" + lo + ", " + hi + ") of a "
-                    + user.byteSize() + "-byte buffer");
+                    + userBytes + "-byte buffer");
         }
     }
 
@@ -301,7 +329,7 @@ public final class Convertor {
     private boolean rawUsable(MemorySegment ext) {
         Thread t = Thread.currentThread();
         return ext.isNative() && ext.scope().isAlive() && ext.isAccessibleBy(t)
-                && (!user.isNative() || (user.scope().isAlive() && user.isAccessibleBy(t)));
+                && (!userNative || (user.scope().isAlive() && user.isAccessibleBy(t)));
     }
 
     /**
@@ -316,7 +344,6 @@ public final class Convertor {
         final int n = g.n;
         final boolean singles = g.singles;
         final long instances = passInstances[0];
-        final MemorySegment usr = user;
         final double[] ud = userDoubles;
         // raw native path: both sides native and range-checked already (constructor / packNext)
         final boolean rawExt = RAW && rawUsable(ext);
@@ -390,9 +417,9 @@ public final class Convertor {
                             copyOutD(ud, addr, ext, e, len);
                         }
                     } else if (up) {
-                        copyIn(ext, e, usr, addr, len);
+                        copyIn(ext, e, userSeg(), addr, len);
                     } else {
-                        copyOut(usr, addr, ext, e, len);
+                        copyOut(userSeg(), addr, ext, e, len);
                     }
                     done += len;
                 } else {
@@ -416,9 +443,9 @@ public final class Convertor {
                             gatherD(ud, addr, strides[op], len, (int) nb, ext, e);
                         }
                     } else if (up) {
-                        scatter(ext, e, usr, addr, strides[op], len, nb);
+                        scatter(ext, e, userSeg(), addr, strides[op], len, nb);
                     } else {
-                        gather(usr, addr, strides[op], len, nb, ext, e);
+                        gather(userSeg(), addr, strides[op], len, nb, ext, e);
                     }
                     done += nb * len;
                     ii += nb;
@@ -429,9 +456,9 @@ public final class Convertor {
             } else {
                 long k = Math.min(len - b, room);
                 if (up) {
-                    copyIn(ext, e, usr, addr + b, k);
+                    copyIn(ext, e, userSeg(), addr + b, k);
                 } else {
-                    copyOut(usr, addr + b, ext, e, k);
+                    copyOut(userSeg(), addr + b, ext, e, k);
                 }
                 done += k;
                 b += k;
@@ -473,7 +500,6 @@ public final class Convertor {
         final int n = g.n;
         final boolean singles = g.singles;
         final long instances = passInstances[0];
-        final MemorySegment usr = user;
         final double[] ud = userDoubles;
         // raw native path: both sides native and range-checked already (constructor / packNext)
         final boolean rawExt = RAW && rawUsable(ext);
@@ -547,9 +573,9 @@ public final class Convertor {
                             copyOutD(ud, addr, ext, e, len);
                         }
                     } else if (up) {
-                        copyIn(ext, e, usr, addr, len);
+                        copyIn(ext, e, userSeg(), addr, len);
                     } else {
-                        copyOut(usr, addr, ext, e, len);
+                        copyOut(userSeg(), addr, ext, e, len);
                     }
                     done += len;
                 } else {
@@ -573,9 +599,9 @@ public final class Convertor {
                             gatherD(ud, addr, strides[op], len, (int) nb, ext, e);
                         }
                     } else if (up) {
-                        scatter(ext, e, usr, addr, strides[op], len, nb);
+                        scatter(ext, e, userSeg(), addr, strides[op], len, nb);
                     } else {
-                        gather(usr, addr, strides[op], len, nb, ext, e);
+                        gather(userSeg(), addr, strides[op], len, nb, ext, e);
                     }
                     done += nb * len;
                     ii += nb;
@@ -586,9 +612,9 @@ public final class Convertor {
             } else {
                 long k = Math.min(len - b, room);
                 if (up) {
-                    copyIn(ext, e, usr, addr + b, k);
+                    copyIn(ext, e, userSeg(), addr + b, k);
                 } else {
-                    copyOut(usr, addr + b, ext, e, k);
+                    copyOut(userSeg(), addr + b, ext, e, k);
                 }
                 done += k;
                 b += k;
@@ -684,9 +710,9 @@ public final class Convertor {
             if (b == 0 && room >= len && esize == 1) {
                 long nb = Math.min(g.count[op] - ii, room / len);
                 if (unpack) {
-                    scatter(ext, extOff + done, user, addr, stride, len, nb);
+                    scatter(ext, extOff + done, userSeg(), addr, stride, len, nb);
                 } else {
-                    gather(user, addr, stride, len, nb, ext, extOff + done);
+                    gather(userSeg(), addr, stride, len, nb, ext, extOff + done);
                 }
                 long k = nb * len;
                 done += k;
@@ -734,9 +760,9 @@ public final class Convertor {
     private long copyPart(long addr, long len, MemorySegment ext, long extOff, long room) {
         long k = Math.min(len - b, room);
         if (unpack) {
-            copyIn(ext, extOff, user, addr + b, k);
+            copyIn(ext, extOff, userSeg(), addr + b, k);
         } else {
-            copyOut(user, addr + b, ext, extOff, k);
+            copyOut(userSeg(), addr + b, ext, extOff, k);
         }
         return k;
     }
@@ -839,9 +865,9 @@ public final class Convertor {
             if (within == 0 && room - done >= s) {
                 long m = Math.min((len - cur) / s, (room - done) / s);
                 if (unpack) {
-                    swapElems(ext, extOff + done, user, addr + cur, s, m);
+                    swapElems(ext, extOff + done, userSeg(), addr + cur, s, m);
                 } else {
-                    swapElems(user, addr + cur, ext, extOff + done, s, m);
+                    swapElems(userSeg(), addr + cur, ext, extOff + done, s, m);
                 }
                 done += m * s;
             } else {
@@ -850,10 +876,10 @@ public final class Convertor {
                 if (unpack) {
                     MemorySegment.copy(ext, extOff + done, scratch, within, k);
                     if (within + k == s) {
-                        swapElems(scratch, 0, user, elem, s, 1);
+                        swapElems(scratch, 0, userSeg(), elem, s, 1);
                     }
                 } else {
-                    swapElems(user, elem, scratch, 0, s, 1);
+                    swapElems(userSeg(), elem, scratch, 0, s, 1);
                     MemorySegment.copy(scratch, within, ext, extOff + done, k);
                 }
                 done += k;

@@ -2,6 +2,8 @@ package org.ftmpi.ddt;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -120,5 +122,50 @@ class BufferTest {
                 assertEquals(a[i], back[i]);
             }
         }
+    }
+
+    /**
+     * Every primitive array kind (sized from the array, its memory segment made only when a path
+     * needs it): a strided type packs native and byte-swapped into a heap stream and unpacks back,
+     * equal to the same bytes in a ByteBuffer; an array one element short of the type map and a
+     * {@code boolean[]} are BUFFER errors naming the sizes / the kind.
+     */
+    @Test
+    void everyPrimitiveArrayKind() {
+        PackOptions swapped = new PackOptions(Padding.NONE, Encoding.BYTE_SWAP);
+        Object[] arrays = {new byte[64], new short[64], new char[64], new int[64], new long[64], new float[64],
+                new double[64]};
+        for (Object arr : arrays) {
+            int unit = Buffers.unit(arr);
+            ByteBuffer bytes = ByteBuffer.allocate(64 * unit).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < bytes.capacity(); i++) {
+                bytes.put(i, (byte) (i * 7 + 1));
+            }
+            MemorySegment.copy(MemorySegment.ofBuffer(bytes), 0, Buffers.segment(arr), 0, bytes.capacity());
+            // 7 blocks of 2 elements, stride 9 elements, at element offset 3
+            Datatype t = Datatype.hvector(7, 2 * unit, 9L * unit, Datatype.BYTE).commit();
+            for (PackOptions o : new PackOptions[] {PackOptions.NATIVE, swapped}) {
+                byte[] fromArray = new byte[(int) t.packSize(1)];
+                byte[] fromBytes = new byte[fromArray.length];
+                Convertor c = Convertor.forPack(t, 1, arr, 3, o);
+                c.packNext(fromArray, 0, 5); // ends inside a block
+                c.packNext(fromArray, 5, fromArray.length - 5);
+                Convertor.forPack(t, 1, bytes, 3L * unit, o).packNext(fromBytes, 0, fromBytes.length);
+                assertArrayEquals(fromBytes, fromArray, arr.getClass().getSimpleName() + " " + o);
+                Object back = java.lang.reflect.Array.newInstance(arr.getClass().getComponentType(), 64);
+                Convertor.forUnpack(t, 1, back, 3, o).unpackNext(fromArray, 0, fromArray.length);
+                byte[] again = new byte[fromArray.length];
+                Convertor.forPack(t, 1, back, 3, o).packNext(again, 0, again.length);
+                assertArrayEquals(fromArray, again, arr.getClass().getSimpleName() + " " + o);
+            }
+            Object shortArr = java.lang.reflect.Array.newInstance(arr.getClass().getComponentType(), 3 + 6 * 9 + 1);
+            DatatypeException e = assertThrows(DatatypeException.class, () -> Convertor.forUnpack(t, 1, shortArr, 3));
+            assertEquals(DatatypeException.Kind.BUFFER, e.kind());
+            assertTrue(e.getMessage().contains("of a " + (3 + 6 * 9 + 1) * unit + "-byte buffer"), e.getMessage());
+        }
+        DatatypeException e = assertThrows(DatatypeException.class,
+                () -> Convertor.forPack(Datatype.BYTE, 1, new boolean[4], 0));
+        assertEquals(DatatypeException.Kind.BUFFER, e.kind());
+        assertTrue(e.getMessage().contains("boolean[]"), e.getMessage());
     }
 }
