@@ -116,7 +116,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
         // it there; shared-memory pairs are not re-made.
-        if (Boolean.parseBoolean(pre.option("restarted", "false"))) allow = List.of("tcp");
+        boolean replacing = Boolean.parseBoolean(pre.option("restarted", "false"));
+        if (replacing) allow = List.of("tcp");
         TransportContext tc = new TransportContext(pre, this);
         Map<String, byte[]> endpoints = new LinkedHashMap<>();
         for (TransportProvider p : ServiceLoader.load(TransportProvider.class, Engine.class.getClassLoader())) {
@@ -130,6 +131,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         this.idleStart = idleStart(job, idleMode);
         for (Transport t : transports) t.connect(job);
         route = new Transport[size];
+        joinLater = new boolean[size];
         eagerLimit = new int[size];
         fragment = new int[size];
         pinnedMin = new int[size];
@@ -140,6 +142,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 if (t.reaches(r) && (route[r] == null || t.limits().exclusivity() > route[r].limits().exclusivity())) {
                     route[r] = t;
                 }
+            }
+            if (route[r] == null && replacing && r != rank && job.endpoints().get(r).isEmpty()) {
+                // REBUILD, two or more ranks replaced at once: rank r is being replaced too and
+                // registered after this process did. It joins before MPI_Init returns
+                // (awaitWelcome); until then its route is a placeholder that nothing uses.
+                joinLater[r] = true;
+                for (Transport t : transports) if (!t.name().equals("self")) route[r] = t;
             }
             if (route[r] == null) {
                 close();
@@ -156,6 +165,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         sequence = new long[size];
         peerFailed = new boolean[size];
         peerFailure = new String[size];
+        for (int r = 0; r < size; r++) {
+            if (joinLater[r]) {
+                peerFailed[r] = true;
+                peerFailure[r] = "its replacement has not joined yet";
+            }
+        }
         procFailedClass = Boolean.parseBoolean(job.option("ulfm-error-classes", "false"))
                 ? ErrorClass.ERR_PROC_FAILED : ErrorClass.ERR_OTHER;
         String commMode = job.option("comm-mode", "abort");
@@ -1222,6 +1237,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final boolean rebuildMode;
     /** This process replaces a failed one (MPI_INIT_RESTARTED_NODE). */
     private final boolean restarted;
+    /**
+     * A replacement's ranks that were being replaced as well when it registered (no endpoints in
+     * its table): it connects to them when the controller announces them, before MPI_Init returns.
+     */
+    private final boolean[] joinLater;
     /** Rebuild: endpoints of the replacements announced by the controller, by world rank. */
     private final HashMap<Integer, Map<String, byte[]>> replacements = new HashMap<>();
     /** Rebuild: process ids of the announced replacements, by world rank. */
@@ -1363,10 +1383,38 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
-    /** A replacement's MPI_Init waits until a survivor welcomed it (it then knows the generation). */
+    /**
+     * A replacement's MPI_Init waits until a survivor welcomed it (it then knows the generation)
+     * and, when other ranks were replaced at the same time and registered after it ({@link
+     * #joinLater}), until it has connected to each of them as the survivors do: when the
+     * controller announces it, after the welcome (so that its WELCOME carries the generation).
+     */
     private void awaitWelcome() {
         int idle = 0;
-        while (!welcomed && abortReason == null && !closed) idle = progressOrPause(idle);
+        while (abortReason == null && !closed) {
+            if (welcomed && !joinPending()) return;
+            idle = progressOrPause(idle);
+        }
+    }
+
+    /** Joins the announced replacements this process waits for; whether any is still to come. */
+    private boolean joinPending() {
+        lock.lock();
+        try {
+            boolean left = false;
+            for (int r = 0; r < size; r++) {
+                if (!joinLater[r]) continue;
+                if (replacements.containsKey(r)) {
+                    joinLater[r] = false;
+                    join(r);
+                } else {
+                    left = true;
+                }
+            }
+            return left;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether a recovery covered the failure of this world rank. */

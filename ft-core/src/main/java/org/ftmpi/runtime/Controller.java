@@ -389,8 +389,9 @@ public final class Controller implements AutoCloseable {
 
     /**
      * A replacement registered: it gets the table of the live ranks (ranks that are dead or
-     * being replaced themselves have no endpoints: one replacement joins at a time), every other
-     * rank gets REPLACED and connects to it when its recovery ends.
+     * being replaced themselves have no endpoints: an earlier replacement connects to this one
+     * when it gets REPLACED, see Engine's joinLater), every other rank gets REPLACED and connects
+     * to it when its recovery ends.
      */
     private void joinReplacement(Conn c, ControlMessages.Register r) {
         List<ControlMessages.Entry> rows = new ArrayList<>(size);

@@ -235,6 +235,30 @@ class RecoverySystemTest {
         }
     }
 
+    /**
+     * REBUILD with two ranks killed at once, one taken over by the warm spare and one by a new
+     * process: each replacement connects to the other one (the one that registers second finds
+     * the first in its table; the first connects to it when it is announced, before its MPI_Init
+     * returns). Before, the first replacement's MPI_Init failed: "no transport that reaches rank".
+     */
+    @Test
+    void twoSimultaneousDeathsUnderRebuild() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "-sp", "1", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto"), "two", "1", "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("is taken over by a warm spare (pid"), r.err());
+        assertTrue(r.err().contains("starting a new process"), r.err());
+        for (int me : new int[] {0, 3, 4}) {
+            has(r, "rank " + me + " survived size 5 sum 10 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+        for (int me : new int[] {1, 2}) {
+            has(r, "rank " + me + " restarted size 5 state OK failed []");
+            has(r, "rank " + me + " replacement size 5 sum 10");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
     @Test
     void aDeathDuringTheRecovery() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",

@@ -52,6 +52,14 @@ public final class RecoveryProbe {
         if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of a victim
             say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
                     + Arrays.toString(MPI.getFailedRanks()));
+            if (mode.equals("two")) { // two replaced at once: they meet the survivors' retried allreduce
+                int[] sum = new int[1];
+                world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+                say("replacement size " + world.getSize() + " sum " + sum[0]);
+                MPI.Finalize();
+                say("finalized");
+                return;
+            }
             replacement(world, Integer.parseInt(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : -1);
             return;
         }
