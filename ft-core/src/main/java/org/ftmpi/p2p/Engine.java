@@ -730,7 +730,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.DATA -> onData(h, payload);
             case FrameHeader.FT -> {
                 int ctx = FrameHeader.context(h);
-                if (trace.messages()) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
+                if (trace.messages() && recoveryContext(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
                 if (ctx == WELCOME) welcome(FrameHeader.epoch(h));
                 else if (ctx == FAILED) failedReported(peer, FrameHeader.tag(h), payload);
                 else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
@@ -1188,7 +1188,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Sends a fault-tolerance control frame (never matched against receives). */
     void ftSend(int worldRank, int context, int kind, byte[] payload) {
         if (peerFailed[worldRank]) return;
-        if (trace.messages()) trace.record(FtTrace.SENT, kind, worldRank);
+        if (trace.messages() && recoveryContext(context)) trace.record(FtTrace.SENT, kind, worldRank);
         try {
             writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, payload.length,
                     MemorySegment.ofArray(payload), 0, payload.length);
@@ -1234,7 +1234,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Decision agree(CommFt f, int k, int value) throws P2pException {
         Agreement g;
-        trace.record(FtTrace.AGREE, f.context, k);
+        boolean traced = recoveryContext(f.context); // not the application's agreements
+        if (traced) trace.record(FtTrace.AGREE, f.context, k);
         lock.lock();
         try {
             g = ft.start(f, k, value);
@@ -1253,7 +1254,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                         for (int i = 0, r = g.dFailed.nextSetBit(0); r >= 0; r = g.dFailed.nextSetBit(r + 1)) {
                             failed[i++] = f.world[r];
                         }
-                        trace.record(FtTrace.DECIDED, g.dValue, failed.length);
+                        if (traced) trace.record(FtTrace.DECIDED, g.dValue, failed.length);
                         return new Decision(g.dValue, failed);
                     }
                 } finally {
@@ -1454,6 +1455,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         byte[] text = new byte[b.remaining()];
         b.get(text);
         peerLost(w, new String(text, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Whether {@code context} is a recovery communicator's ({@code -2 - 2g}, g >= 1), whose agreement the trace shows. */
+    private static boolean recoveryContext(int context) {
+        return context <= -4 && context > FAILED;
     }
 
     /** A replacement learns the survivors' generation from their WELCOME. */

@@ -4,8 +4,8 @@ import java.io.PrintStream;
 
 /**
  * The recovery timeline of one process (job option {@code ft-trace}): {@code true} records each
- * phase of a failure's handling, {@code messages} also every agreement message sent and
- * received. Each event is a {@link System#nanoTime()} stamp (CLOCK_MONOTONIC on Linux: one
+ * phase of a failure's handling, {@code messages} also every message of the recovery's
+ * agreement sent and received (the application's own agreements are not recorded). Each event is a {@link System#nanoTime()} stamp (CLOCK_MONOTONIC on Linux: one
  * clock for every process of a host) and two integers, written into a preallocated array, so
  * recording costs no allocation, string building or I/O on the failure path; the events are
  * printed afterwards, one line each ({@code ftmpi: trace: rank R: t=NS EVENT ...}), and
