@@ -75,6 +75,10 @@ final class FaultPoint {
         System.out.flush();
         System.err.println("ftmpi: injecting fault: SIG" + sig + " to rank " + engine.rank() + " (pid " + pid
                 + ") at its MPI call " + n + " (" + op + ")");
+        if (engine.trace().on()) { // the timeline's origin (bench/ft/timeline.sh)
+            System.err.println("ftmpi: trace: rank " + engine.rank() + ": t=" + System.nanoTime() + " SIG" + sig
+                    + " requested");
+        }
         System.err.flush();
         try {
             new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor();

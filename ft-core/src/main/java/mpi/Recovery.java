@@ -9,6 +9,7 @@ import org.ftmpi.ft.ProcState;
 import org.ftmpi.ft.RecoveryListener;
 import org.ftmpi.p2p.CommFt;
 import org.ftmpi.p2p.Engine;
+import org.ftmpi.p2p.FtTrace;
 import org.ftmpi.p2p.P2pException;
 
 /**
@@ -31,7 +32,7 @@ import org.ftmpi.p2p.P2pException;
  *
  * <p><b>Note:</b> thread-safe; one recovery at a time (synchronized).
  */
-final class Recovery {
+final class Recovery implements Engine.Rebind {
     final Engine engine;
     final Intracomm world;
     final Intracomm self;
@@ -69,7 +70,7 @@ final class Recovery {
         collMode = engine.job().option("coll-mode", "nonatomic").equals("atomic") ? MPI.FTMPI_COLL_MODE_ATOMIC
                 : MPI.FTMPI_COLL_MODE_NONATOMIC;
         auto = engine.recovers() && recoveryMode == MPI.FTMPI_RECOVERY_MODE_AUTO;
-        trace = Boolean.parseBoolean(engine.job().option("ft-trace", "false"));
+        trace = engine.trace().on();
     }
 
     void addListener(RecoveryListener l) {
@@ -106,6 +107,7 @@ final class Recovery {
         }
         if (!engine.needsRecovery()) return;
         long notice = engine.detectedAtNanos(), start = System.nanoTime(), joined = 0;
+        engine.trace().record(start, FtTrace.RECOVERY, engine.generation() + 1, 0);
         running = true;
         int[] before = world.world.clone();
         int n = engine.size();
@@ -135,16 +137,17 @@ final class Recovery {
                         throw MPIException.of(e.errorClass(), "recovery: " + e.getMessage());
                     }
                 }
-                engine.beginGeneration(g, failed, () -> rebindWorld(failed));
+                engine.beginGeneration(g, failed, this);
             }
         } finally {
             running = false;
         }
-        List<Integer> covered = new ArrayList<>();
-        for (int i = 0; i < before.length; i++) {
-            if (newly[before[i]]) covered.add(i);
+        int covered = 0;
+        for (int w : before) if (newly[w]) covered++;
+        int[] failedRanks = new int[covered];
+        for (int i = 0, k = 0; i < before.length; i++) {
+            if (newly[before[i]]) failedRanks[k++] = i;
         }
-        int[] failedRanks = covered.stream().mapToInt(Integer::intValue).toArray();
         lastFailed = failedRanks;
         failureCode = failureCode(failedRanks);
         if (msgMode == MPI.FTMPI_MSG_MODE_CONT) {
@@ -156,12 +159,13 @@ final class Recovery {
         }
         if (trace) {
             long end = System.nanoTime();
+            engine.trace().record(end, FtTrace.DONE, engine.generation(), 0);
             String line = String.format("ftmpi: rank %d: recovery to generation %d: failed %s: notice to rebuilt"
                     + " %.3f ms (recovery entered %.3f ms after the notice; waiting for replacements %.3f ms)",
                     engine.rank(), engine.generation(), java.util.Arrays.toString(failedRanks), (end - notice) / 1e6,
                     (start - notice) / 1e6, joined / 1e6);
             System.err.println(line);
-            System.err.flush();
+            engine.trace().print(System.err, engine.rank());
         }
         notifying = true;
         try {
@@ -196,8 +200,12 @@ final class Recovery {
         return code;
     }
 
-    /** Re-makes COMM_WORLD and COMM_SELF in the new generation (under the engine's lock). */
-    private void rebindWorld(int[] failedWorld) {
+    /**
+     * Re-makes COMM_WORLD and COMM_SELF in the new generation (under the engine's lock). Not a
+     * lambda: its first run would spin a class on the recovery's critical path.
+     */
+    @Override
+    public void rebind(int[] failedWorld) {
         int n = engine.size();
         boolean[] dead = new boolean[n];
         for (int w : failedWorld) dead[w] = true;

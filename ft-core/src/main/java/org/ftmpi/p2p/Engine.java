@@ -99,6 +99,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private volatile String abortReason;
     private final Thread agent;
     private volatile boolean closed;
+    /** The recovery timeline (job option {@code ft-trace}); records nothing when off. */
+    private final FtTrace trace;
 
     /** Starts the engine over a runtime: opens transports, exchanges endpoints, connects. */
     public Engine(RankRuntime runtime) throws IOException {
@@ -106,6 +108,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         JobInfo pre = runtime.preliminaryInfo();
         this.rank = pre.rank();
         this.size = pre.size();
+        trace = new FtTrace(pre.option("ft-trace", "false"));
+        boolean restarting = Boolean.parseBoolean(pre.option("restarted", "false"));
+        if (restarting) {
+            trace.takeSpareAssignment();
+            trace.record(FtTrace.INIT, rank, 0);
+        }
         runtime.setListener(this);
         String idleMode = pre.option("idle", "auto");
         if (!List.of("auto", "spin", "yield").contains(idleMode)) {
@@ -116,8 +124,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
         // it there; shared-memory pairs are not re-made.
-        boolean replacing = Boolean.parseBoolean(pre.option("restarted", "false"));
-        if (replacing) allow = List.of("tcp");
+        if (restarting) allow = List.of("tcp");
         TransportContext tc = new TransportContext(pre, this);
         Map<String, byte[]> endpoints = new LinkedHashMap<>();
         for (TransportProvider p : ServiceLoader.load(TransportProvider.class, Engine.class.getClassLoader())) {
@@ -128,6 +135,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             endpoints.put(t.name(), t.localEndpoint());
         }
         this.job = runtime.exchange(endpoints);
+        if (restarting) trace.record(FtTrace.EXCHANGED, rank, 0);
         this.idleStart = idleStart(job, idleMode);
         for (Transport t : transports) t.connect(job);
         route = new Transport[size];
@@ -143,7 +151,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     route[r] = t;
                 }
             }
-            if (route[r] == null && replacing && r != rank && job.endpoints().get(r).isEmpty()) {
+            if (route[r] == null && restarting && r != rank && job.endpoints().get(r).isEmpty()) {
                 // REBUILD, two or more ranks replaced at once: rank r is being replaced too and
                 // registered after this process did. It joins before MPI_Init returns
                 // (awaitWelcome); until then its route is a placeholder that nothing uses.
@@ -193,7 +201,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         agent = Thread.ofPlatform().daemon().name("ftmpi-progress-" + rank).unstarted(this::agentLoop);
         agent.start();
-        if (restarted) awaitWelcome();
+        if (restarted) {
+            awaitWelcome();
+            trace.record(FtTrace.WELCOMED, generation, 0);
+            trace.print(System.err, rank);
+        }
     }
 
     /**
@@ -217,6 +229,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     public int rank() { return rank; }
+    /** The recovery timeline of this process (job option {@code ft-trace}). */
+    public FtTrace trace() { return trace; }
     public int size() { return size; }
     public JobInfo job() { return job; }
     public RankRuntime runtime() { return runtime; }
@@ -663,6 +677,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private static final long AGENT_PERIOD_NS = 200_000;
 
     private void agentLoop() {
+        preloadFailurePath();
         int seen = (int) USER_STEPS.getOpaque(this);
         boolean active = false;
         while (!closed) {
@@ -680,6 +695,27 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 } finally {
                     lock.unlock();
                 }
+            }
+        }
+    }
+
+    /**
+     * Classes that only a failure and its recovery use, found with {@code -Xlog:class+load} on the
+     * ranks of {@code bench ft-recover}: loaded by the progress agent as it starts, so that the
+     * first failure does not load them on its critical path (docs/fault-tolerance.md, "Cold
+     * failure path"). A class missing here only means it is loaded on demand.
+     */
+    private static final String[] FAILURE_PATH_CLASSES = {"org.ftmpi.p2p.Agreement", "org.ftmpi.p2p.Agreement$Contrib",
+        "org.ftmpi.p2p.Engine$Decision", "org.ftmpi.p2p.MatchList$1", "java.util.NoSuchElementException",
+        "java.util.TreeMap$Values", "java.util.TreeMap$ValueIterator", "java.util.concurrent.ConcurrentHashMap$KeyIterator",
+        "mpi.ErrorCodes", "mpi.Recovery"};
+
+    private static void preloadFailurePath() {
+        for (String c : FAILURE_PATH_CLASSES) {
+            try {
+                Class.forName(c, false, Engine.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not on this class path (a test without the mpi facade): loaded on demand
             }
         }
     }
@@ -708,7 +744,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.DATA -> onData(h, payload);
             case FrameHeader.FT -> {
                 int ctx = FrameHeader.context(h);
+                if (trace.messages() && recoveryContext(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
                 if (ctx == WELCOME) welcome(FrameHeader.epoch(h));
+                else if (ctx == FAILED) failedReported(peer, FrameHeader.tag(h), payload);
                 else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
                 else ft.onFrame(peer, ctx, FrameHeader.tag(h), payload);
             }
@@ -945,11 +983,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     @Override
     public void onPeerLost(int peer, String cause) {
+        trace.record(FtTrace.HEARD, peer, 1);
         peerLost(peer, "connection to rank " + peer + " lost: " + cause);
     }
 
     @Override
     public void processFailed(int worldRank, long procId, String how) {
+        trace.record(FtTrace.HEARD, worldRank, 0);
         lock.lock();
         try {
             // A late notice about a process that a replacement has taken over since (REBUILD).
@@ -990,6 +1030,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
         }
         if (peerFailed[peer]) return;
+        trace.record(FtTrace.NOTICE, peer, 0);
         peerFailed[peer] = true;
         peerFailure[peer] = cause;
         String msg = "process failure: " + cause;
@@ -1017,7 +1058,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             for (Request r : q.removePostedFrom(peer)) r.fail(procFailedClass, msg, peer);
         }
         ftPeerLost(peer, msg);
-        if (ftmpiNow) failAllPending(procFailedClass, msg + " (FT-MPI: communication fails until the recovery)", peer);
+        if (ftmpiNow) {
+            passOn(peer, cause);
+            failAllPending(procFailedClass, msg + " (FT-MPI: communication fails until the recovery)", peer);
+        }
         wakeParked();
     }
 
@@ -1158,6 +1202,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Sends a fault-tolerance control frame (never matched against receives). */
     void ftSend(int worldRank, int context, int kind, byte[] payload) {
         if (peerFailed[worldRank]) return;
+        if (trace.messages() && recoveryContext(context)) trace.record(FtTrace.SENT, kind, worldRank);
         try {
             writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, payload.length,
                     MemorySegment.ofArray(payload), 0, payload.length);
@@ -1203,6 +1248,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Decision agree(CommFt f, int k, int value) throws P2pException {
         Agreement g;
+        boolean traced = recoveryContext(f.context); // not the application's agreements
+        if (traced) trace.record(FtTrace.AGREE, f.context, k);
         lock.lock();
         try {
             g = ft.start(f, k, value);
@@ -1217,7 +1264,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     work = progressLocked();
                     ft.advance(f, g);
                     if (g.decided) {
-                        int[] failed = g.dFailed.stream().map(r -> f.world[r]).toArray();
+                        int[] failed = new int[g.dFailed.cardinality()];
+                        for (int i = 0, r = g.dFailed.nextSetBit(0); r >= 0; r = g.dFailed.nextSetBit(r + 1)) {
+                            failed[i++] = f.world[r];
+                        }
+                        if (traced) trace.record(FtTrace.DECIDED, g.dValue, failed.length);
                         return new Decision(g.dValue, failed);
                     }
                 } finally {
@@ -1250,6 +1301,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final long[] procIdOf;
     /** A replacement's first FT frame from each survivor: its context id, and the generation as epoch. */
     static final int WELCOME = Integer.MIN_VALUE;
+    /**
+     * FT-MPI: a survivor passes on a failure it learned of (context id of an FT frame; tag: the
+     * failed world rank; payload: its process id and the cause), see {@link #passOn}.
+     */
+    static final int FAILED = Integer.MIN_VALUE + 1;
     private volatile boolean welcomed;
     /** Comm-mode blank: recovered failed members of a communicator act as PROC_NULL. */
     private final boolean blankMode;
@@ -1303,6 +1359,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     public void processReplaced(int worldRank, long procId, String host, Map<String, byte[]> endpoints) {
         lock.lock();
         try {
+            trace.record(FtTrace.ANNOUNCED, worldRank, 0);
             replacements.put(worldRank, endpoints);
             replacementIds.put(worldRank, procId);
         } finally {
@@ -1322,7 +1379,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 try {
                     boolean all = true;
                     for (int w : failedWorld) all &= replacements.containsKey(w);
-                    if (all) return;
+                    if (all) {
+                        trace.record(FtTrace.REPLACEMENTS, failedWorld.length, 0);
+                        return;
+                    }
                     work = progressLocked();
                 } finally {
                     lock.unlock();
@@ -1343,6 +1403,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         long newId = replacementIds.remove(w);
         Transport best = null;
         String error = "no transport reaches it";
+        trace.record(FtTrace.CONNECT, w, 0);
         for (Transport t : transports) {
             try {
                 if (t.reconnect(w, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
@@ -1356,6 +1417,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             peerFailure[w] = "its replacement could not be reached: " + error;
             return; // stays failed; the next round of the recovery handles it
         }
+        trace.record(FtTrace.CONNECTED, w, 0);
         route[w] = best;
         eagerLimit[w] = best.limits().eagerLimitBytes();
         fragment[w] = best.limits().maxFragmentBytes();
@@ -1373,6 +1435,50 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         } catch (IOException e) {
             peerLost(w, e.getMessage());
         }
+    }
+
+    /**
+     * FT-MPI: tells every other live process of the failure of {@code peer}, which this process
+     * has just learned of, over the FT channel (one frame each, ahead of user messages). Every
+     * survivor has to learn of the failure before the recovery's agreement can decide, and the
+     * survivors learn of it from the controller, a transport or the heartbeat ring at different
+     * times (up to tens of milliseconds apart under load): a survivor that is waiting in MPI
+     * sees a frame on a transport it polls sooner than the controller's notice, which a thread
+     * of its own has to be scheduled to read. Each process passes a failure on once (when it
+     * first learns of it), so a failure costs n - 2 frames per survivor.
+     */
+    private void passOn(int peer, String cause) {
+        long id = procIdOf == null ? -1 : procIdOf[peer];
+        byte[] text = cause.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] payload = new byte[8 + Math.min(text.length, 1024)];
+        java.nio.ByteBuffer.wrap(payload).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(id)
+                .put(text, 0, payload.length - 8);
+        for (int w = 0; w < size; w++) {
+            if (w == rank || peerFailed[w]) continue;
+            try {
+                writeFrame(w, FrameHeader.FT, FAILED, rank, peer, generation, 0, 0, payload.length,
+                        MemorySegment.ofArray(payload), 0, payload.length);
+            } catch (IOException e) {
+                // that peer is lost too: its transport reports it
+            }
+        }
+    }
+
+    /** FT-MPI: a peer passed on the failure of world rank {@code w} ({@link #passOn}). */
+    private void failedReported(int from, int w, MemorySegment payload) {
+        if (!ftmpi || w < 0 || w >= size || w == rank || peerFailed[w] || payload.byteSize() < 8) return;
+        // A ByteBuffer, as the agreement's frames: a value layout's first use would spin a VarHandle here.
+        java.nio.ByteBuffer b = payload.asByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        if (procIdOf[w] != b.getLong()) return; // a late report about a process a replacement has taken over since
+        trace.record(FtTrace.HEARD, w, 2);
+        byte[] text = new byte[b.remaining()];
+        b.get(text);
+        peerLost(w, new String(text, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Whether {@code context} is a recovery communicator's ({@code -2 - 2g}, g >= 1), whose agreement the trace shows. */
+    private static boolean recoveryContext(int context) {
+        return context <= -4 && context > FAILED;
     }
 
     /** A replacement learns the survivors' generation from their WELCOME. */
@@ -1430,6 +1536,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /** Re-makes the communicators that survive a recovery; called by {@link #beginGeneration} under the lock. */
+    public interface Rebind {
+        /** Re-makes them in the new generation; {@code failedWorld} are the agreed failed world ranks. */
+        void rebind(int[] failedWorld);
+    }
+
     /**
      * Ends a recovery: the survivors agreed that the processes {@code failedWorld} have failed;
      * generation {@code g} starts. Under the lock: every message of an older epoch is dropped
@@ -1437,7 +1549,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * ERR_COMM), then {@code rebind} re-makes COMM_WORLD and COMM_SELF in the new generation and
      * FT frames that peers sent in it are handled.
      */
-    public void beginGeneration(int g, int[] failedWorld, Runnable rebind) {
+    public void beginGeneration(int g, int[] failedWorld, Rebind rebind) {
         lock.lock();
         try {
             for (int w : failedWorld) {
@@ -1452,11 +1564,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             boolean[] dead = new boolean[size];
             for (int w : failedWorld) dead[w] = true;
             for (MatchQueues q : contexts.values()) {
-                if (q.cont) { // CONT: only messages of the failed processes are discarded
-                    q.unexpected.removeIf(u -> dead[u.sourceWorld]);
-                    continue;
+                // Loops, not removeIf with a lambda: a lambda site first run here would spin its
+                // class on the recovery's critical path (docs/fault-tolerance.md, "Cold failure path").
+                for (MatchQueues.Unexpected u = q.unexpected.first(); u != null; ) {
+                    MatchQueues.Unexpected next = q.unexpected.next(u);
+                    // CONT: only messages of the failed processes are discarded
+                    if (q.cont ? dead[u.sourceWorld] : u.epoch < g) q.unexpected.remove(u);
+                    u = next;
                 }
-                q.unexpected.removeIf(u -> u.epoch < g);
+                if (q.cont) continue;
                 for (Request r : q.posted) {
                     r.fail(ErrorClass.ERR_COMM, "the communicator was invalidated by a recovery", -1);
                 }
@@ -1476,7 +1592,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             for (int w : failedOrder) still |= !recovered[w];
             detected = still;
             ftEvents++;
-            rebind.run();
+            rebind.rebind(failedWorld);
+            trace.record(FtTrace.REBUILT, g, 0);
             for (Iterator<Object[]> it = laterFt.iterator(); it.hasNext(); ) {
                 Object[] m = it.next();
                 int e = (Integer) m[4];

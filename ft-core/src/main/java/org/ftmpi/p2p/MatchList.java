@@ -2,7 +2,6 @@ package org.ftmpi.p2p;
 
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.function.Predicate;
 
 /**
  * A first-in first-out list of posted receives or unexpected messages whose links live in the
@@ -66,20 +65,6 @@ final class MatchList<T extends MatchList.Link> implements Iterable<T> {
         }
         head = tail = null;
         size = 0;
-    }
-
-    @SuppressWarnings("unchecked")
-    boolean removeIf(Predicate<? super T> filter) {
-        boolean any = false;
-        for (Link e = head; e != null; ) {
-            Link n = e.next;
-            if (filter.test((T) e)) {
-                remove((T) e);
-                any = true;
-            }
-            e = n;
-        }
-        return any;
     }
 
     /** Iterates over a snapshot of the links: elements removed or added meanwhile are not seen twice. */

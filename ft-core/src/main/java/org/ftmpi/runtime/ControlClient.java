@@ -77,22 +77,20 @@ public final class ControlClient implements RankRuntime {
      *                    options)
      */
     public ControlClient(JobInfo preliminary, String host, int port) throws IOException {
+        this(preliminary, connect(preliminary.secret(), host, port));
+    }
+
+    /**
+     * Over a control connection that is already made and authenticated: a warm spare makes the
+     * one of the rank it may become while it waits (see {@link Spare}), so that its MPI_Init
+     * after a takeover does not connect and authenticate on the recovery's critical path.
+     */
+    ControlClient(JobInfo preliminary, Connection c) {
         this.preliminary = preliminary;
-        Socket s = new Socket();
-        try {
-            s.setTcpNoDelay(true);
-            s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
-            s.setSoTimeout(CONNECT_TIMEOUT_MS);
-            in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-            out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            Auth.client(in, out, preliminary.secret());
-            s.setSoTimeout(0);
-        } catch (IOException e) {
-            s.close();
-            throw new IOException("cannot join the job controller at " + host + ":" + port + ": "
-                    + e.getMessage(), e);
-        }
-        socket = s;
+        socket = c.socket();
+        in = c.in();
+        out = c.out();
+        org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.CONTROL, preliminary.rank());
         Thread t = new Thread(this::readLoop, "ftmpi-control");
         t.setDaemon(true);
         t.start();
@@ -293,6 +291,7 @@ public final class ControlClient implements RankRuntime {
     private static void warmFailurePath() {
         try {
             ControlMessages.failed(ControlMessages.failed(new ControlMessages.Failed(0, 0, "warm-up")));
+            Declared.class.getName(); // loads the class here, not at the first failure
         } catch (FrameException e) {
             throw new IllegalStateException("PROCESS_FAILED does not decode what it encodes", e);
         }
@@ -341,6 +340,28 @@ public final class ControlClient implements RankRuntime {
         fenceAction = action;
     }
 
+    /** An authenticated control connection and its streams. */
+    record Connection(Socket socket, DataInputStream in, DataOutputStream out) {}
+
+    /** Connects to the controller at {@code host:port} and authenticates with the job's secret. */
+    static Connection connect(byte[] secret, String host, int port) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
+            s.setSoTimeout(CONNECT_TIMEOUT_MS);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            Auth.client(in, out, secret);
+            s.setSoTimeout(0);
+            return new Connection(s, in, out);
+        } catch (IOException e) {
+            s.close();
+            throw new IOException("cannot join the job controller at " + host + ":" + port + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** Exit status of a process that finds itself declared failed. */
     static final int FENCED_EXIT = 1;
 
@@ -348,22 +369,43 @@ public final class ControlClient implements RankRuntime {
     private final class DetectorActions implements HeartbeatDetector.Owner {
         @Override
         public void declared(int rank, long procId, String how, boolean detectedHere) {
-            notifier.execute(() -> {
-                deliver(rank, procId, how);
-                if (detectedHere && !controllerGone) {
-                    try {
-                        send(ControlMessages.failed(FrameType.FAILURE_REPORT,
-                                new ControlMessages.Failed(rank, procId, how)));
-                    } catch (IOException e) {
-                        // controller gone: the ranks' own broadcast carries the notice
-                    }
-                }
-            });
+            notifier.execute(new Declared(rank, procId, how, detectedHere));
         }
 
         @Override
         public void fenced(String why) {
             ControlClient.this.fenced(why);
+        }
+    }
+
+    /**
+     * Delivers a failure the detector declared and, if it was detected here, reports it to the
+     * controller (on the notifier thread). A class, not a lambda: a lambda site first run at the
+     * job's first failure would spin its class then (docs/fault-tolerance.md, "Cold failure path").
+     */
+    private final class Declared implements Runnable {
+        private final int rank;
+        private final long procId;
+        private final String how;
+        private final boolean detectedHere;
+
+        Declared(int rank, long procId, String how, boolean detectedHere) {
+            this.rank = rank;
+            this.procId = procId;
+            this.how = how;
+            this.detectedHere = detectedHere;
+        }
+
+        @Override
+        public void run() {
+            deliver(rank, procId, how);
+            if (detectedHere && !controllerGone) {
+                try {
+                    send(ControlMessages.failed(FrameType.FAILURE_REPORT, new ControlMessages.Failed(rank, procId, how)));
+                } catch (IOException e) {
+                    // controller gone: the ranks' own broadcast carries the notice
+                }
+            }
         }
     }
 

@@ -50,6 +50,7 @@ public final class RankMain {
             java.util.Map<String, String> options = RuntimeEnv.decodeOptions(System.getenv(RuntimeEnv.OPTIONS));
             if (WarmUp.wanted(options)) WarmUp.inBackground(options); // the first failure should not run cold code
         }
+        org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.MAIN, 0);
         try {
             main.setAccessible(true);
             Object target = null;

@@ -76,6 +76,8 @@ public final class RankRuntimes {
             if (ctlHost.startsWith("[") && ctlHost.endsWith("]")) {
                 ctlHost = ctlHost.substring(1, ctlHost.length() - 1);
             }
+            ControlClient.Connection made = Spare.takeRankConnection();
+            if (made != null) return new ControlClient(pre, made);
             return new ControlClient(pre, ctlHost,
                     Integer.parseInt(ctl.substring(colon + 1)));
         } catch (IOException e) {

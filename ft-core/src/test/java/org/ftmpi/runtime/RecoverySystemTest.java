@@ -140,6 +140,40 @@ class RecoverySystemTest {
         rebuilt(r);
     }
 
+    /**
+     * {@code ft-trace=true}: every process prints its timeline of the recovery, in order; the
+     * warm spare's MPI_Init registers on the control connection it made while waiting (its
+     * "control connection authenticated" comes with MPI_Init, after the user's main started).
+     */
+    @Test
+    void aWarmSpareTakeoverPrintsItsTimeline() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "-sp", "1", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto", "--opt", "ft-trace=true"), "rebuild", "2"));
+        assertTrue(r.err().contains("rank 2 is taken over by a warm spare (pid"), r.err());
+        rebuilt(r);
+        inOrder(r, 2, "spare assigned rank 2", "user main started", "control connection authenticated",
+                "MPI_Init started", "endpoints exchanged", "welcomed, generation 1");
+        for (int me : new int[] {0, 1, 3}) {
+            inOrder(r, me, "told of the failure of rank 2", "recovery entered, generation 1", "decided, value 1, failed 1",
+                    "COMM_WORLD rebuilt, generation 1", "recovery done, generation 1");
+            inOrder(r, me, "replacement announced for rank 2", "connecting to the replacement of rank 2",
+                    "connected to rank 2", "COMM_WORLD rebuilt, generation 1");
+        }
+    }
+
+    /** The first trace event of rank {@code me} starting with each of {@code events} exists, in increasing time. */
+    private static void inOrder(FtmpirunSystemTest.Result r, int me, String... events) {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("ftmpi: trace: rank " + me + ": t=(\\d+) (.*)");
+        long last = Long.MIN_VALUE;
+        for (String e : events) {
+            long at = r.err().lines().map(p::matcher).filter(java.util.regex.Matcher::find)
+                    .filter(m -> m.group(2).startsWith(e)).mapToLong(m -> Long.parseLong(m.group(1))).min()
+                    .orElseThrow(() -> new AssertionError("rank " + me + ": no trace event '" + e + "' in\n" + r.err()));
+            assertTrue(at >= last, "rank " + me + ": '" + e + "' before the event ahead of it in\n" + r.err());
+            last = at;
+        }
+    }
+
     @Test
     void sparesRunOutThenANewProcessIsStarted() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "4", "-sp", "1", "--comm-mode",

@@ -1,0 +1,139 @@
+package org.ftmpi.p2p;
+
+import java.io.PrintStream;
+
+/**
+ * The recovery timeline of one process (job option {@code ft-trace}): {@code true} records each
+ * phase of a failure's handling, {@code messages} also every message of the recovery's
+ * agreement sent and received (the application's own agreements are not recorded). Each event is a {@link System#nanoTime()} stamp (CLOCK_MONOTONIC on Linux: one
+ * clock for every process of a host) and two integers, written into a preallocated array, so
+ * recording costs no allocation, string building or I/O on the failure path; the events are
+ * printed afterwards, one line each ({@code ftmpi: trace: rank R: t=NS EVENT ...}), and
+ * {@code bench/ft/timeline.sh} merges the lines of all processes of a job into one timeline.
+ *
+ * <p><b>Note:</b> thread-safe (records come from the control thread, the progress agent and
+ * the recovering thread).
+ */
+public final class FtTrace {
+    /** Event kinds; their names are {@link #NAMES}. */
+    public static final int NOTICE = 0, RECOVERY = 1, AGREE = 2, SENT = 3, RECEIVED = 4, DECIDED = 5,
+            ANNOUNCED = 6, REPLACEMENTS = 7, CONNECT = 8, CONNECTED = 9, REBUILT = 10, DONE = 11,
+            ASSIGNED = 12, INIT = 13, EXCHANGED = 14, WELCOMED = 15, HEARD = 16, MAIN = 17, CONTROL = 18;
+    private static final String[] NAMES = {"notice of rank", "recovery entered, generation",
+        "agreement started, context", "sent", "received", "decided, value", "replacement announced for rank",
+        "every replacement announced", "connecting to the replacement of rank", "connected to rank",
+        "COMM_WORLD rebuilt, generation", "recovery done, generation", "spare assigned rank", "MPI_Init started",
+        "endpoints exchanged", "welcomed, generation", "told of the failure of rank", "user main started",
+        "control connection authenticated"};
+    /** Who told of a failure ({@link #HEARD}): the job (controller notice or heartbeat ring), or a transport. */
+    private static final String[] SOURCES = {"by the job (controller or heartbeat ring)", "by a transport",
+        "by another survivor"};
+    /** Agreement message kinds by {@link FtProtocol} kind number. */
+    private static final String[] KINDS = {"?", "REVOKE", "CONTRIB", "PROPOSE", "ACK", "COMMIT", "FAST"};
+    private static final int CAPACITY = 4096;
+
+    /**
+     * A warm spare's events before its rank's engine exists: the assignment, the user's main
+     * started, the control connection made ({@link #early}); the engine takes them over.
+     */
+    private static final long[] EARLY_TIME = new long[8];
+    private static final int[] EARLY_KIND = new int[8], EARLY_ARG = new int[8];
+    private static int early;
+    private static volatile boolean spare;
+
+    private final boolean on;
+    private final boolean messages;
+    private final long[] time = new long[CAPACITY];
+    private final int[] what = new int[CAPACITY], a = new int[CAPACITY], b = new int[CAPACITY];
+    private int count, dropped;
+
+    /** A trace for the value of job option {@code ft-trace}: {@code true}, {@code messages}, or off. */
+    public FtTrace(String option) {
+        messages = "messages".equals(option);
+        on = messages || "true".equals(option);
+    }
+
+    /** Whether phases are recorded. */
+    public boolean on() {
+        return on;
+    }
+
+    /** Whether agreement messages are recorded. */
+    boolean messages() {
+        return messages;
+    }
+
+    /** A warm spare was assigned {@code rank}: its later {@link #early} events are kept too. */
+    public static void spareAssigned(int rank) {
+        spare = true;
+        early(ASSIGNED, rank);
+    }
+
+    /** Keeps a warm spare's event {@code kind} until its engine's trace takes it (nothing in other processes). */
+    public static synchronized void early(int kind, int arg) {
+        if (!spare || early == EARLY_TIME.length) return;
+        EARLY_TIME[early] = System.nanoTime();
+        EARLY_KIND[early] = kind;
+        EARLY_ARG[early] = arg;
+        early++;
+    }
+
+    /** Records event {@code kind} now. */
+    public void record(int kind, int x, int y) {
+        if (on) record(System.nanoTime(), kind, x, y);
+    }
+
+    /** Records event {@code kind} at {@code t}. */
+    public synchronized void record(long t, int kind, int x, int y) {
+        if (!on) return;
+        if (count == CAPACITY) {
+            dropped++;
+            return;
+        }
+        time[count] = t;
+        what[count] = kind;
+        a[count] = x;
+        b[count] = y;
+        count++;
+    }
+
+    /** Takes the spare assignment recorded before this process's engine existed. */
+    void takeSpareAssignment() {
+        synchronized (FtTrace.class) {
+            for (int i = 0; i < early; i++) record(EARLY_TIME[i], EARLY_KIND[i], EARLY_ARG[i], 0);
+            early = 0;
+            spare = false;
+        }
+    }
+
+    /** Prints the events recorded since the last call, one line each, and forgets them. */
+    public void print(PrintStream out, int rank) {
+        if (!on) return;
+        StringBuilder s = new StringBuilder();
+        synchronized (this) {
+            for (int i = 0; i < count; i++) {
+                s.append("ftmpi: trace: rank ").append(rank).append(": t=").append(time[i]).append(' ');
+                int k = what[i];
+                if (k == SENT || k == RECEIVED) {
+                    s.append(k == SENT ? "sent " : "received ").append(a[i] >= 0 && a[i] < KINDS.length ? KINDS[a[i]] : "?")
+                            .append(k == SENT ? " to rank " : " from rank ").append(b[i]);
+                } else if (k == AGREE) {
+                    s.append(NAMES[k]).append(' ').append(a[i]).append(", instance ").append(b[i]);
+                } else if (k == HEARD) {
+                    s.append(NAMES[k]).append(' ').append(a[i]).append(' ').append(SOURCES[b[i]]);
+                } else if (k == DECIDED) {
+                    s.append(NAMES[k]).append(' ').append(a[i]).append(", failed ").append(b[i]);
+                } else {
+                    s.append(NAMES[k]).append(' ').append(a[i]);
+                }
+                s.append('\n');
+            }
+            if (dropped > 0) s.append("ftmpi: trace: rank ").append(rank).append(": ").append(dropped)
+                    .append(" events not recorded (buffer full)\n");
+            count = 0;
+            dropped = 0;
+        }
+        out.print(s);
+        out.flush();
+    }
+}
