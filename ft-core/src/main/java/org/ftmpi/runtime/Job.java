@@ -88,7 +88,10 @@ final class Job implements Controller.Events {
      * Ranks' processes whose death the watch reported before waitpid gave their status, with the
      * time the watch woke ({@link System#nanoTime}): their line is printed when the status arrives.
      */
-    private final java.util.Map<Process, Long> seenByWatch = new java.util.HashMap<>();
+    private final java.util.Map<Process, Watched> seenByWatch = new java.util.HashMap<>();
+
+    /** A death the watch reported: the rank the process ran, and when the watch woke. */
+    private record Watched(int rank, long seenNs) {}
     /** The process whose watched death set the job's status to {@link #WATCHED_STATUS}, until its real status arrives. */
     private Process placeholderOwner;
 
@@ -312,7 +315,7 @@ final class Job implements Controller.Events {
                 declaredFailed[r] = true;
                 controller.notifyFailure(r, procId, WATCHED_HOW); // first: every survivor waits for it
                 long sentNs = System.nanoTime();
-                seenByWatch.put(p, seenNs);
+                seenByWatch.put(p, new Watched(r, seenNs));
                 Integer code = forcedCode;
                 int first = firstNonZero;
                 actOnDeath(r, WATCHED_STATUS, null);
@@ -377,6 +380,8 @@ final class Job implements Controller.Events {
                 return;
             }
             for (int r = 0; r < n; r++) if (procs[r] == p) rank = r;
+            Watched w = seenByWatch.get(p); // its rank may have been handed on already
+            if (w != null) rank = w.rank();
         }
         if (rank >= 0) {
             rankExited(rank, p);
@@ -420,9 +425,9 @@ final class Job implements Controller.Events {
     private void rankExited(int rank, Process p) {
         int status = p.exitValue();
         synchronized (this) {
-            Long seen = seenByWatch.remove(p);
+            Watched seen = seenByWatch.remove(p);
             if (seen != null) {
-                watchedExit(rank, p, status, seen);
+                watchedExit(rank, p, status, seen.seenNs());
                 if (procs[rank] == p) controller.rankExited(rank);
                 processEnded();
                 return;
