@@ -109,12 +109,13 @@ final class DeathWatch {
      * Rank and spare side: when ftmpirun gave this process a slot ({@link RuntimeEnv#DEATH_WATCH}),
      * takes its mutex from a daemon platform thread that then parks for the life of the process,
      * and marks the slot {@link DeathWatchFile#EXITING} from a shutdown hook. Returns once the
-     * mutex is held (or could not be taken: the controller then sees no HELD slot and says so).
+     * mutex is held, true; false when it could not be taken (the controller then sees no HELD
+     * slot, says so, and uses waitpid) or this process has no slot.
      */
-    static void holdFromEnv(Map<String, String> env) {
+    static boolean holdFromEnv(Map<String, String> env) {
         String v = env.get(RuntimeEnv.DEATH_WATCH);
         String id = env.get(RuntimeEnv.PROC_ID);
-        if (v == null || id == null || DeathWatchFile.UNAVAILABLE != null) return;
+        if (v == null || id == null || DeathWatchFile.UNAVAILABLE != null) return false;
         int hash = v.lastIndexOf('#');
         DeathWatchFile f;
         int slot;
@@ -123,18 +124,26 @@ final class DeathWatch {
             slot = Integer.parseInt(v.substring(hash + 1));
             procId = Long.parseLong(id);
             f = DeathWatchFile.open(Path.of(v.substring(0, Math.max(hash, 0))));
-            if (slot < 0 || slot >= f.slots()) return;
+            if (slot < 0 || slot >= f.slots()) return false;
         } catch (IOException | RuntimeException e) {
             System.err.println("ftmpi: warning: death watch: " + e.getMessage());
-            return;
+            return false;
         }
         java.util.concurrent.CompletableFuture<Integer> held = new java.util.concurrent.CompletableFuture<>();
         Thread.ofPlatform().name("ftmpi-death-watch").daemon().start(() -> {
-            held.complete(f.tryHold(slot, ProcessHandle.current().pid(), procId));
+            int rc;
+            try {
+                rc = f.tryHold(slot, ProcessHandle.current().pid(), procId);
+            } catch (RuntimeException e) {
+                rc = -1;
+            }
+            held.complete(rc);
+            if (rc != 0) return; // not held: the controller finds no HELD slot and uses waitpid
             while (true) java.util.concurrent.locks.LockSupport.park(); // the mutex lives as long as this thread
         });
-        if (held.join() != 0) return;
+        if (held.join() != 0) return false;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> f.setStateRelease(slot, DeathWatchFile.EXITING),
                 "ftmpi-death-watch-exit"));
+        return true;
     }
 }

@@ -1,6 +1,7 @@
 package org.ftmpi.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,6 +54,27 @@ class DeathWatchFileTest {
         assertEquals(DeathWatchFile.EOWNERDEAD, f.awaitRelease(1));
         assertEquals(DeathWatchFile.HELD, f.state(1), "no orderly exit was marked");
         assertEquals(0, f.awaitRelease(1), "the watcher made the mutex consistent and released it");
+    }
+
+    @Test
+    void aRankWhoseSlotCannotBeTakenGoesOnWithoutHoldingIt(@TempDir Path dir) throws Exception {
+        assertFalse(DeathWatch.holdFromEnv(java.util.Map.of()), "no slot given");
+        assertFalse(DeathWatch.holdFromEnv(java.util.Map.of(RuntimeEnv.DEATH_WATCH, dir.resolve("missing") + "#0",
+                RuntimeEnv.PROC_ID, "1")), "no such file");
+        DeathWatchFile f = DeathWatchFile.create(dir.resolve("w"), 1);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Integer> held = new CompletableFuture<>();
+        Thread holder = Thread.ofPlatform().start(() -> {
+            held.complete(f.tryHold(0, 1, 1));
+            release.join();
+        });
+        assertEquals(0, held.get());
+        assertFalse(DeathWatch.holdFromEnv(java.util.Map.of(RuntimeEnv.DEATH_WATCH, dir.resolve("w") + "#0",
+                RuntimeEnv.PROC_ID, "1")), "the slot is held by somebody else");
+        assertFalse(DeathWatch.holdFromEnv(java.util.Map.of(RuntimeEnv.DEATH_WATCH, dir.resolve("w") + "#7",
+                RuntimeEnv.PROC_ID, "8")), "no such slot");
+        release.complete(null);
+        holder.join();
     }
 
     @Test
