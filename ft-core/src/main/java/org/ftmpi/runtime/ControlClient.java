@@ -45,6 +45,12 @@ import org.ftmpi.runtime.wire.FrameType;
  */
 public final class ControlClient implements RankRuntime {
     private static final int CONNECT_TIMEOUT_MS = 30_000;
+    /**
+     * Job option: the controller and every rank print, on stderr, the {@link System#nanoTime}
+     * (CLOCK_MONOTONIC, comparable between the processes of one host) of each step of a failure
+     * notice: death seen, notices sent, notice read by each survivor and handed to its engine.
+     */
+    static final String DEATH_TRACE = "death-trace";
 
     private final JobInfo preliminary;
     private final Socket socket;
@@ -69,6 +75,8 @@ public final class ControlClient implements RankRuntime {
     });
     private volatile HeartbeatDetector detector;
     private volatile java.util.function.Consumer<String> fenceAction = ControlClient::halt;
+    /** Job option {@code death-trace=true}: each failure notice prints when it arrived (System.nanoTime). */
+    private final boolean deathTrace;
 
     /**
      * Connects to the controller and authenticates.
@@ -87,6 +95,7 @@ public final class ControlClient implements RankRuntime {
      */
     ControlClient(JobInfo preliminary, Connection c) {
         this.preliminary = preliminary;
+        this.deathTrace = "true".equals(preliminary.options().get(DEATH_TRACE));
         socket = c.socket();
         in = c.in();
         out = c.out();
@@ -225,11 +234,16 @@ public final class ControlClient implements RankRuntime {
                 finalizeDone.complete(null);
             }
             case FrameType.PROCESS_FAILED -> {
+                long gotNs = System.nanoTime();
                 ControlMessages.Failed x = ControlMessages.failed(f);
                 if (x.rank() == preliminary.rank() && x.procId() == preliminary.procIds()[x.rank()]) {
                     fenced("the job controller declared it failed: " + x.how());
                 }
                 deliver(x.rank(), x.procId(), x.how()); // here first: keeps the order with ABORT
+                if (deathTrace) {
+                    System.err.println("ftmpi: death-trace rank " + preliminary.rank() + " failed " + x.rank()
+                            + " notice_ns " + gotNs + " delivered_ns " + System.nanoTime());
+                }
                 HeartbeatDetector d = detector;
                 if (d != null && d.started()) {
                     d.notice(x.rank(), x.procId(), x.how()); // repairs the ring; delivery dedups

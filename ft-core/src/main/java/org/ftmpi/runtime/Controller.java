@@ -50,6 +50,10 @@ public final class Controller implements AutoCloseable {
          */
         default void spareAssigned(int rank, long spareProcId) {
         }
+
+        /** Process {@code procId} (a rank or a warm spare) registered: it runs and is connected. */
+        default void processJoined(long procId) {
+        }
     }
 
     private final int size;
@@ -182,6 +186,11 @@ public final class Controller implements AutoCloseable {
         return l;
     }
 
+    /** A warm spare died: it is no longer handed to a failed rank. */
+    public synchronized void dropSpare(long procId) {
+        idleSpares.removeIf(c -> c.spareProcId == procId);
+    }
+
     /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
     public void releaseSpares() {
         List<Conn> l;
@@ -309,6 +318,7 @@ public final class Controller implements AutoCloseable {
                     }
                 }
                 console.log("warm spare (process id " + id + ") is ready");
+                events.processJoined(id);
                 if (rank >= 0) events.spareAssigned(rank, id);
             }
             case FrameType.FINALIZE -> {
@@ -347,6 +357,7 @@ public final class Controller implements AutoCloseable {
     /** Events are raised outside the lock: the job calls into the controller under its own. */
     private void register(Conn c, ControlMessages.Register r) throws IOException {
         String impossible = registerLocked(c, r);
+        events.processJoined(r.procId());
         if (impossible != null) {
             events.exchangeImpossible(impossible);
         }

@@ -82,6 +82,18 @@ final class Job implements Controller.Events {
     private Integer forcedCode;
     private int firstNonZero;
     private volatile boolean finished;
+    /** The robust-futex death watch ({@link DeathWatch}), or null (off or unavailable). */
+    private volatile DeathWatch deathWatch;
+    /**
+     * Ranks' processes whose death the watch reported before waitpid gave their status, with the
+     * time the watch woke ({@link System#nanoTime}): their line is printed when the status arrives.
+     */
+    private final java.util.Map<Process, Watched> seenByWatch = new java.util.HashMap<>();
+
+    /** A death the watch reported: the rank the process ran, and when the watch woke. */
+    private record Watched(int rank, long seenNs) {}
+    /** The process whose watched death set the job's status to {@link #WATCHED_STATUS}, until its real status arrives. */
+    private Process placeholderOwner;
 
     /**
      * @param rankCommand the command before the user's main class and arguments:
@@ -119,6 +131,9 @@ final class Job implements Controller.Events {
         console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()
                 + ", " + n + " ranks");
         host = hostName();
+        int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
+        // slot = process id - 1: the ranks, the spares, and room for replacements
+        deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
         for (int r = 0; r < n; r++) {
             try {
                 spawn(r, host, false);
@@ -132,7 +147,6 @@ final class Job implements Controller.Events {
                 break;
             }
         }
-        int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
         for (int k = 0; k < nSpares; k++) {
             try {
                 spawnSpare();
@@ -179,7 +193,7 @@ final class Job implements Controller.Events {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> env = pb.environment();
         for (String k : List.of(RuntimeEnv.RANK, RuntimeEnv.SIZE, RuntimeEnv.JOB_ID, RuntimeEnv.PROC_ID,
-                RuntimeEnv.CONTROLLER, RuntimeEnv.HOST, RuntimeEnv.OPTIONS)) {
+                RuntimeEnv.CONTROLLER, RuntimeEnv.HOST, RuntimeEnv.OPTIONS, RuntimeEnv.DEATH_WATCH)) {
             env.remove(k);
         }
         env.putAll(spec.exportEnv());
@@ -189,6 +203,7 @@ final class Job implements Controller.Events {
         env.put(RuntimeEnv.PROC_ID, Long.toString(procIds[rank]));
         env.put(RuntimeEnv.CONTROLLER, controller.address());
         env.put(RuntimeEnv.HOST, host);
+        putDeathWatch(env, procIds[rank]);
         Map<String, String> options = spec.options();
         if (replacement) {
             // A replacement takes no part in the heartbeat ring (the survivors' rings skip the
@@ -237,6 +252,7 @@ final class Job implements Controller.Events {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> env = pb.environment();
         env.remove(RuntimeEnv.RANK);
+        env.remove(RuntimeEnv.DEATH_WATCH);
         env.putAll(spec.exportEnv());
         long id;
         synchronized (this) {
@@ -246,6 +262,7 @@ final class Job implements Controller.Events {
         options.put("restarted", "true");
         options.put("hb-period", "0");
         env.put(RuntimeEnv.SPARE, "1");
+        putDeathWatch(env, id);
         env.put(RuntimeEnv.SIZE, Integer.toString(n));
         env.put(RuntimeEnv.JOB_ID, HexFormat.of().toHexDigits(jobId));
         env.put(RuntimeEnv.PROC_ID, Long.toString(id));
@@ -269,6 +286,58 @@ final class Job implements Controller.Events {
             // the spare died at once; its exit is reported by watchExit
         }
     }
+
+    private void putDeathWatch(Map<String, String> env, long procId) {
+        String v = deathWatch == null ? null : deathWatch.envFor(procId);
+        if (v != null) env.put(RuntimeEnv.DEATH_WATCH, v);
+    }
+
+    @Override
+    public void processJoined(long procId) {
+        if (deathWatch != null) deathWatch.watch(procId);
+    }
+
+    /**
+     * The death watch saw process {@code procId} die (before waitpid can): a rank that had not
+     * finalized is declared failed at once, exactly as its exit would be (fence, notice to every
+     * survivor, the job's policy); its line, with the exit status, is printed when waitpid
+     * returns ({@link #rankExited}), which reports nothing a second time. A dead warm spare is
+     * no longer handed out.
+     */
+    private void deathSeen(long procId, long pid, long seenNs) {
+        Process dead = null;
+        synchronized (this) {
+            if (ending) return;
+            for (int r = 0; r < n && dead == null; r++) {
+                Process p = procs[r];
+                if (p == null || procIds[r] != procId) continue;
+                if (declaredFailed[r] || controller.hasFinalized(r)) return;
+                declaredFailed[r] = true;
+                controller.notifyFailure(r, procId, WATCHED_HOW); // first: every survivor waits for it
+                long sentNs = System.nanoTime();
+                seenByWatch.put(p, new Watched(r, seenNs));
+                Integer code = forcedCode;
+                int first = firstNonZero;
+                actOnDeath(r, WATCHED_STATUS, null);
+                if (!java.util.Objects.equals(code, forcedCode) || first != firstNonZero) placeholderOwner = p;
+                trace(r, "watch_ns " + seenNs, sentNs);
+                console.log("death watch: rank " + r + " (pid " + pid + ", process id " + procId
+                        + ") died before MPI_Finalize; declared failed before its exit status is known");
+                dead = p;
+            }
+            if (dead == null && spares.containsKey(procId)) {
+                console.log("death watch: warm spare (process id " + procId + ", pid " + pid + ") died");
+                controller.dropSpare(procId);
+            }
+        }
+        if (dead != null) fence(dead); // it is dying already; never let it (or a child) linger
+    }
+
+    /** What survivors are told of a death the watch saw, before its exit status is known. */
+    static final String WATCHED_HOW = "died (its process ended before MPI_Finalize)";
+
+    /** Job status for a watched death until its process's real status arrives: as if SIGKILLed. */
+    static final int WATCHED_STATUS = 128 + 9;
 
     /**
      * Runs {@code then} as soon as {@code p} has exited, on a thread of its own that waits in
@@ -311,6 +380,8 @@ final class Job implements Controller.Events {
                 return;
             }
             for (int r = 0; r < n; r++) if (procs[r] == p) rank = r;
+            Watched w = seenByWatch.get(p); // its rank may have been handed on already
+            if (w != null) rank = w.rank();
         }
         if (rank >= 0) {
             rankExited(rank, p);
@@ -354,6 +425,13 @@ final class Job implements Controller.Events {
     private void rankExited(int rank, Process p) {
         int status = p.exitValue();
         synchronized (this) {
+            Watched seen = seenByWatch.remove(p);
+            if (seen != null) {
+                watchedExit(rank, p, status, seen.seenNs());
+                if (procs[rank] == p) controller.rankExited(rank);
+                processEnded();
+                return;
+            }
             if (procs[rank] != p) { // a replaced process (comm-mode rebuild): its failure was handled
                 console.log("replaced process of rank " + rank + " (pid " + p.pid() + ") " + ExitStatus.describe(status));
                 processEnded();
@@ -394,21 +472,59 @@ final class Job implements Controller.Events {
      * the job.
      */
     private synchronized void reportDeathAndAbort(int rank, Process p, int status) {
-        String how = ExitStatus.describe(status)
-                + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
-        String what = "rank " + rank + " (pid " + p.pid() + ") " + (ExitStatus.isSignal(status) ? "was " : "") + how;
-        controller.notifyFailure(rank, procIds[rank], how);
-        if (abortOnFailure) {
-            console.message(what + "; aborting the job (comm-mode abort)");
+        long seenNs = System.nanoTime();
+        controller.notifyFailure(rank, procIds[rank], how(status));
+        trace(rank, "waitpid_ns " + seenNs, System.nanoTime());
+        console.message(deathLine(rank, p, status));
+        actOnDeath(rank, status, null);
+    }
+
+    /** The exit status of a death the watch reported arrived: the line it would have had, then the status. */
+    private void watchedExit(int rank, Process p, int status, long seenNs) {
+        console.log(String.format("death watch: rank %d (pid %d) %s; waitpid returned %.1f ms after the watch",
+                rank, p.pid(), ExitStatus.describe(status), (System.nanoTime() - seenNs) / 1e6));
+        console.message(deathLine(rank, p, status));
+        if (placeholderOwner == p) {
+            placeholderOwner = null;
             int code = status != 0 ? status : 1;
-            controller.notifyAbort(code, "rank " + rank + " " + how);
+            if (forcedCode != null && forcedCode == WATCHED_STATUS) forcedCode = code;
+            if (firstNonZero == WATCHED_STATUS) firstNonZero = code;
+        }
+    }
+
+    /** Job option death-trace: when the controller saw a death and when its notices were sent. */
+    private void trace(int rank, String seen, long sentNs) {
+        if ("true".equals(spec.options().get(ControlClient.DEATH_TRACE))) {
+            console.message("death-trace rank " + rank + " " + seen + " sent_ns " + sentNs);
+        }
+    }
+
+    private static String how(int status) {
+        return ExitStatus.describe(status) + (ExitStatus.isSignal(status) ? "" : " before MPI_Finalize");
+    }
+
+    /** "rank R (pid P) was killed by signal 9 (SIGKILL); the survivors continue (...)". */
+    private String deathLine(int rank, Process p, int status) {
+        String what = "rank " + rank + " (pid " + p.pid() + ") " + (ExitStatus.isSignal(status) ? "was " : "") + how(status);
+        return what + "; " + (abortOnFailure ? "aborting the job (comm-mode abort)"
+                : recovering ? "the survivors recover (" + modes() + ")"
+                : "the survivors continue (recovery-mode ignore)");
+    }
+
+    /**
+     * The job's policy for a dead rank whose survivors were told: abort, recover (REBUILD:
+     * respawn) or continue. With {@code noticeHow} the survivors are told first.
+     */
+    private synchronized void actOnDeath(int rank, int status, String noticeHow) {
+        if (noticeHow != null) controller.notifyFailure(rank, procIds[rank], noticeHow);
+        int code = status != 0 ? status : 1;
+        if (abortOnFailure) {
+            controller.notifyAbort(code, "rank " + rank + " " + (noticeHow != null ? noticeHow : how(status)));
             terminate(code);
         } else if (recovering) {
-            console.message(what + "; the survivors recover (" + modes() + ")");
-            if (!checkAllLost(status != 0 ? status : 1) && rebuild) respawn(rank);
-        } else {
-            console.message(what + "; the survivors continue (recovery-mode ignore)");
-            if (firstNonZero == 0) firstNonZero = status != 0 ? status : 1;
+            if (!checkAllLost(code) && rebuild) respawn(rank);
+        } else if (firstNonZero == 0) {
+            firstNonZero = code;
         }
     }
 

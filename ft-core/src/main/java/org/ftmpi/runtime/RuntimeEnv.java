@@ -27,6 +27,11 @@ public final class RuntimeEnv {
     public static final String OPTIONS = "FTMPI_OPTIONS";
     /** {@code 1} in a warm spare JVM (ftmpirun -sp): it waits for a rank to take over (no FTMPI_RANK). */
     public static final String SPARE = "FTMPI_SPARE";
+    /**
+     * {@code <file>#<slot>}: the process holds that slot's robust mutex of the job's death-watch
+     * file for its whole life ({@link DeathWatch}); absent when the watch is off.
+     */
+    public static final String DEATH_WATCH = "FTMPI_DEATH_WATCH";
 
     private RuntimeEnv() {}
 

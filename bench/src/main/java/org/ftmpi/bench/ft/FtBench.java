@@ -231,29 +231,39 @@ public final class FtBench {
             }
             Request r = cur.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 77);
             alive.barrier(); // every survivor left the barrier of cur and posted its receive
-            long t0 = 0;
+            long t0 = 0, t0Ns = 0;
             if (rank == 0) {
                 if (stop) {
                     t0 = epochMicros();
+                    t0Ns = System.nanoTime();
                     sigstop(pids[victim]);
                 } else {
                     t0 = epochMicros();
+                    t0Ns = System.nanoTime();
                     ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly(); // SIGKILL
                 }
             }
-            long told;
+            long told, toldNs;
             try {
                 r.waitFor();
                 throw new IllegalStateException("the receive from the victim completed");
             } catch (ProcFailedException e) {
+                toldNs = System.nanoTime();
                 told = epochMicros();
             }
             int m = alive.getSize();
-            long[] all = new long[m];
-            alive.gather(new long[] {told}, 1, MPI.LONG, all, 1, MPI.LONG, 0);
+            long[] all = new long[2 * m];
+            alive.gather(new long[] {told, toldNs}, 2, MPI.LONG, all, 2, MPI.LONG, 0);
             if (rank == 0) {
                 double[] ms = new double[m];
-                for (int i = 0; i < m; i++) ms[i] = (all[i] - t0) / 1e3;
+                StringBuilder ns = new StringBuilder();
+                for (int i = 0; i < m; i++) {
+                    ms[i] = (all[2 * i] - t0) / 1e3;
+                    ns.append(' ').append(all[2 * i + 1]);
+                }
+                // System.nanoTime is CLOCK_MONOTONIC, comparable with --opt death-trace=true lines
+                out.printf(Locale.ROOT, "TRACE ft-detect round %s victim %d kill_ns %d told_ns%s%n",
+                        round == 0 ? "cold" : "warm", victim, t0Ns, ns);
                 double[] sorted = ms.clone();
                 Arrays.sort(sorted);
                 StringBuilder per = new StringBuilder();
