@@ -279,7 +279,7 @@ static inline double p2p_median(double *v, int n)
 /* Nearest-rank percentile of n sorted values. */
 static inline double p2p_percentile(const double *sorted, int n, double p)
 {
-    double exact = p / 100.0 * n;
+    double exact = p / 100.0 * n - 1e-9; /* 0.999 * 1000 is 999.0000000000001 */
     int rank = (int)exact;
     if (rank < exact) rank++;
     if (rank < 1) rank = 1;

@@ -110,7 +110,7 @@ public final class OsuTable {
 
     /** Nearest-rank percentile of sorted values: the smallest value with at least p % at or below it. */
     static long percentile(long[] sorted, double p) {
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length - 1e-9); // 0.999 * 1000 is 999.0000000000001
         return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
     }
 
