@@ -27,6 +27,7 @@ int main(int argc, char **argv)
                 if (i >= skip) rtt[i - skip] = MPI_Wtime() - t0;
             }
             p2p_row(size, p2p_median(rtt, iters) * 1e6 / 2.0);
+            p2p_distribution(size, rtt, iters);
         } else if (rank == 0) {
             for (int i = 0; i < iters + skip; i++) {
                 if (i == skip) start = MPI_Wtime();

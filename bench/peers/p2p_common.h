@@ -97,7 +97,8 @@ static inline void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
             k == P2P_BARRIER ? 0 : p2p_pair_only(k) ? P2P_DEFAULT_MAX_SIZE : P2P_DEFAULT_MAX_COLLECTIVE_SIZE,
             p2p_uses_window(k) ? "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n"
             : k == P2P_LATENCY ? "  --median      time each round trip alone and report the median one-way time\n"
-                                 "                (robust on a shared host) instead of the mean\n" : "");
+                                 "                (robust on a shared host) instead of the mean; a '# dist' line\n"
+                                 "                after each row gives mean, percentiles and the long round trips\n" : "");
 }
 
 /* Returns 0 on success and stores the value, -1 on error. */
@@ -273,6 +274,41 @@ static inline double p2p_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, p2p_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* Nearest-rank percentile of n sorted values. */
+static inline double p2p_percentile(const double *sorted, int n, double p)
+{
+    double exact = p / 100.0 * n - 1e-9; /* 0.999 * 1000 is 999.0000000000001 */
+    int rank = (int)exact;
+    if (rank < exact) rank++;
+    if (rank < 1) rank = 1;
+    if (rank > n) rank = n;
+    return sorted[rank - 1];
+}
+
+/* After p2p_median (which sorts): the distribution of the round trips (seconds) as a comment line,
+ * one-way microseconds, the same line as FT-MPI/J's bench prints. */
+static inline void p2p_distribution(long size, const double *sorted, int n)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) sum += sorted[i];
+    printf("# dist %ld: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (one-way us);", size,
+           sum / n * 1e6 / 2.0, p2p_percentile(sorted, n, 50) * 1e6 / 2.0, p2p_percentile(sorted, n, 90) * 1e6 / 2.0,
+           p2p_percentile(sorted, n, 99) * 1e6 / 2.0, p2p_percentile(sorted, n, 99.9) * 1e6 / 2.0,
+           sorted[n - 1] * 1e6 / 2.0);
+    /* round trips of 20 us, 200 us, 2 ms or more: how many, and their share of the total time */
+    for (double bound = 20e-6; bound < 3e-3; bound *= 10) {
+        int k = 0;
+        double t = 0.0;
+        for (int i = n - 1; i >= 0 && sorted[i] >= bound; i--) {
+            k++;
+            t += sorted[i];
+        }
+        printf(" >=%.0fus %d (%.1f%%)", bound * 1e6 / 2.0, k, 100.0 * t / sum);
+    }
+    printf("\n");
+    fflush(stdout);
 }
 
 static inline void p2p_row(long size, double value)

@@ -79,6 +79,42 @@ public final class OsuTable {
     }
 
     /**
+     * The distribution of round trips timed one by one (nanoseconds, sorted ascending, as
+     * {@link #medianOneWayMicros} leaves them) as a comment line, every figure one-way (half a
+     * round trip) in microseconds: {@code # dist SIZE: mean M p50 A p90 B p99 C p99.9 D max E}.
+     * The C peers' {@code --median} prints the same line, so a stall that moves the OSU mean shows
+     * up as a tail here.
+     */
+    public static String distribution(int size, long[] sortedRoundTripNanos) {
+        long[] v = sortedRoundTripNanos;
+        double sum = 0;
+        for (long x : v) sum += x;
+        // Round trips of 20 us, 200 us and 2 ms or more (10 us, 100 us, 1 ms one-way): how many, and
+        // what share of the total time they took.
+        long[] bounds = {20_000, 200_000, 2_000_000};
+        StringBuilder tail = new StringBuilder();
+        for (long bound : bounds) {
+            int n = 0;
+            double t = 0;
+            for (int i = v.length - 1; i >= 0 && v[i] >= bound; i--) {
+                n++;
+                t += v[i];
+            }
+            tail.append(String.format(Locale.ROOT, " >=%dus %d (%.1f%%)", bound / 2_000, n, 100 * t / sum));
+        }
+        return String.format(Locale.ROOT,
+                "# dist %d: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (one-way us);%s",
+                size, sum / v.length / 2e3, percentile(v, 50) / 2e3, percentile(v, 90) / 2e3,
+                percentile(v, 99) / 2e3, percentile(v, 99.9) / 2e3, v[v.length - 1] / 2e3, tail);
+    }
+
+    /** Nearest-rank percentile of sorted values: the smallest value with at least p % at or below it. */
+    static long percentile(long[] sorted, double p) {
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length - 1e-9); // 0.999 * 1000 is 999.0000000000001
+        return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+    }
+
+    /**
      * Bandwidth in MB/s (10^6 bytes per second) as OSU computes it:
      * {@code size / 1e6 * iterations * window * directions / elapsed}.
      */

@@ -203,7 +203,9 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
                                    blocking send/recv (latency), float[] (allreduce)
                   --median         latency: time each round trip alone and report the median
                                    one-way time instead of the mean (robust when the host is
-                                   shared or noisy; the C peers in bench/peers take it too)
+                                   shared or noisy; the C peers in bench/peers take it too);
+                                   a '# dist' line after each row gives the mean, p50-p99.9,
+                                   the maximum and the share of round trips of 10 us or more
                   -h, --help       print this help
                 """;
     }

@@ -122,6 +122,10 @@ final class P2PRunner {
                     if (i >= skip) rtt[i - skip] = System.nanoTime() - t0;
                 }
                 report(size, OsuTable.medianOneWayMicros(rtt));
+                if (!warming) {
+                    out.println(OsuTable.distribution(size, rtt));
+                    out.flush();
+                }
             } else if (rank == 0) {
                 for (int i = 0; i < iters + skip; i++) {
                     if (i == skip) {

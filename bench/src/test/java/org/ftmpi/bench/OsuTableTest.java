@@ -46,4 +46,29 @@ class OsuTableTest {
         assertEquals(1342.177280, OsuTable.bandwidthMBps(1 << 20, 20, 64, 1, 1.0), 1e-6);
         assertEquals(2684.354560, OsuTable.bandwidthMBps(1 << 20, 20, 64, 2, 1.0), 1e-6);
     }
+
+    @Test
+    void distributionReportsOneWayPercentilesAndTheShareOfLongRoundTrips() {
+        // 1000 round trips: 990 of 1 us, 9 of 40 us (20 us one-way), 1 of 4 ms (2 ms one-way)
+        long[] rtt = new long[1000];
+        java.util.Arrays.fill(rtt, 1_000);
+        for (int i = 990; i < 999; i++) rtt[i] = 40_000;
+        rtt[999] = 4_000_000;
+        double total = 990 * 1_000 + 9 * 40_000 + 4_000_000; // 5.35 ms
+        String line = OsuTable.distribution(8, rtt);
+        assertEquals(String.format(java.util.Locale.ROOT,
+                "# dist 8: mean %.3f p50 0.500 p90 0.500 p99 0.500 p99.9 20.000 max 2000.000 (one-way us);"
+                        + " >=10us 10 (%.1f%%) >=100us 1 (%.1f%%) >=1000us 1 (%.1f%%)",
+                total / 1000 / 2e3, 100 * (total - 990 * 1_000) / total, 100 * 4_000_000 / total,
+                100 * 4_000_000 / total), line);
+    }
+
+    @Test
+    void percentileIsTheNearestRank() {
+        long[] v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        assertEquals(5, OsuTable.percentile(v, 50));
+        assertEquals(10, OsuTable.percentile(v, 99.9));
+        assertEquals(1, OsuTable.percentile(v, 0));
+        assertEquals(9, OsuTable.percentile(v, 90));
+    }
 }

@@ -575,8 +575,27 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     private final int idleStart;
 
-    /** {@link #idle} from this engine's starting point: call with 0 after each piece of work. */
+    /** The adaptive length of the spin phase (see {@link SpinBudget}). */
+    private final SpinBudget spin = new SpinBudget();
+
+    /**
+     * {@link #idle} from this engine's starting point: call with 0 after each piece of work. The
+     * spin phase lasts {@link SpinBudget#polls} polls; the first yield after it is timed, and a
+     * yield during which another thread had the core (the peer of a ping-pong that shares it)
+     * shortens the next spin phases.
+     */
     public int pause(int idle) {
+        if (idle <= IDLE_SPIN && idleStart == 0) {
+            if (idle == 0) spin.streakStarted();
+            if (idle < spin.polls()) {
+                Thread.onSpinWait();
+                return idle + 1;
+            }
+            long t0 = System.nanoTime();
+            Thread.yield();
+            spin.spent(System.nanoTime() - t0);
+            return IDLE_SPIN + 1;
+        }
         int i = Math.max(idle, idleStart);
         if (i < IDLE_YIELD) return idle(i);
         Thread t = Thread.currentThread(); // idle for tens of ms: a failure notice wakes it
@@ -671,18 +690,29 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /**
      * The agent progresses outstanding operations when no application thread has made a
-     * progress step for this long; while one does (it waits in MPI) the agent sleeps 2 ms at a
-     * time, since on a machine with as many busy ranks as cores every wake-up preempts one.
+     * progress step for this long. While one does (it waits in MPI) or nothing is outstanding,
+     * the agent is not needed: it sleeps 2 ms, doubling up to {@link #AGENT_IDLE_MAX_NS} while
+     * that lasts, since on a machine with as many busy ranks as cores every wake-up preempts a
+     * rank (a ping-pong woke it ~440 times a second with a fixed 2 ms).
      */
     private static final long AGENT_PERIOD_NS = 200_000;
+    private static final long AGENT_IDLE_MIN_NS = 2_000_000, AGENT_IDLE_MAX_NS = 8_000_000;
+
+    /** The agent's next sleep: {@code previous} doubled while it is not needed, else its period. */
+    static long agentParkNs(long previous, boolean needed) {
+        if (needed) return AGENT_PERIOD_NS;
+        return previous < AGENT_IDLE_MIN_NS ? AGENT_IDLE_MIN_NS : Math.min(AGENT_IDLE_MAX_NS, previous * 2);
+    }
 
     private void agentLoop() {
         preloadFailurePath();
         int seen = (int) USER_STEPS.getOpaque(this);
         boolean active = false;
+        long parkNs = AGENT_PERIOD_NS;
         while (!closed) {
             int pending = (int) OUTSTANDING.getOpaque(this);
-            LockSupport.parkNanos(pending == 0 ? 5_000_000 : active ? 2_000_000 : AGENT_PERIOD_NS);
+            parkNs = agentParkNs(parkNs, pending > 0 && !active);
+            LockSupport.parkNanos(parkNs);
             int now = (int) USER_STEPS.getOpaque(this);
             active = now != seen;
             seen = now;
