@@ -6,7 +6,6 @@ import mpi.Intercomm;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
-import org.ftmpi.testutil.Await;
 
 /**
  * MPI program for FT-MPI collective mode ATOMIC on an intercommunicator ({@code FtModesSystemTest}):
@@ -40,8 +39,7 @@ public final class AtomicInterProbe {
         m.allReduce(sum, 1, MPI.INT, MPI.SUM);
         say("fault-free allgather " + Arrays.toString(ag) + " iallgather " + ProbeLines.contents(nb) + " merged rank "
                 + m.getRank() + " sum " + sum[0]);
-        w.barrier();
-        if (me == VICTIM) Await.killSelf();
+        ProbeLines.syncThenDie(w, me == VICTIM);
         int[] ag2 = ProbeLines.filled(remote);
         try {
             ic.allGather(new int[] {me + 10}, 1, MPI.INT, ag2, 1, MPI.INT);

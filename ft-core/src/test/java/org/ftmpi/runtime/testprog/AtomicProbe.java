@@ -6,7 +6,6 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import mpi.ProcFailedException;
-import org.ftmpi.testutil.Await;
 
 /**
  * MPI program for FT-MPI collective mode ATOMIC ({@code FtModesSystemTest}): np 4, comm-mode
@@ -43,8 +42,7 @@ public final class AtomicProbe {
         IntBuffer nbr = ProbeLines.direct(2);
         ring.iNeighborAllGather(ProbeLines.direct(1).put(0, me + 40), 1, MPI.INT, nbr, 1, MPI.INT).waitFor();
         say("ineighborallgather " + ProbeLines.contents(nbr));
-        w.barrier();
-        if (me == VICTIM) Await.killSelf();
+        ProbeLines.syncThenDie(w, me == VICTIM);
         IntBuffer iag = ProbeLines.direct(4);
         nonBlocking("iallgather", iag, () -> w.iAllGather(ProbeLines.direct(1).put(0, me + 30), 1, MPI.INT, iag, 1, MPI.INT));
         // rank 0's neighbours (3 and 1) are alive, yet ATOMIC makes its request fail with the others'

@@ -7,7 +7,6 @@ import mpi.MPI;
 import mpi.ProcFailedException;
 import mpi.Request;
 import mpi.Status;
-import org.ftmpi.testutil.Await;
 
 /**
  * MPI program for comm-mode BLANK's collectives beyond the basic ones ({@code
@@ -25,8 +24,7 @@ public final class BlankCollsProbe {
     public static void main(String[] args) throws Exception {
         Intracomm w = ProbeLines.init(args);
         me = w.getRank();
-        w.barrier();
-        if (me == BLANK) Await.killSelf();
+        ProbeLines.syncThenDie(w, me == BLANK);
         try {
             w.recv(new int[1], 1, MPI.INT, BLANK, 1);
         } catch (ProcFailedException e) {

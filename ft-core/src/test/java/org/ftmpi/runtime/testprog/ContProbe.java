@@ -8,7 +8,6 @@ import mpi.Prequest;
 import mpi.ProcFailedException;
 import mpi.Request;
 import mpi.Status;
-import org.ftmpi.testutil.Await;
 
 /**
  * MPI program for FT-MPI message mode CONT ({@code ContSystemTest}): np 4, comm-mode SHRINK,
@@ -44,8 +43,7 @@ public final class ContProbe {
         }
         if (me == 3) req8 = world.iRecv(r8, 1, MPI.INT, 0, 8);   // matched by a message sent after it
         if (me == 0) req9 = world.iRecv(r9, 1, MPI.INT, MPI.ANY_SOURCE, 9); // nobody sends: unresolvable
-        world.barrier();
-        if (me == VICTIM) Await.killSelf();
+        ProbeLines.syncThenDie(world, me == VICTIM);
 
         // -------- the failure: detection, pending requests
         if (me == 0) { // a blocking receive interrupted (or refused) by the failure is taken back

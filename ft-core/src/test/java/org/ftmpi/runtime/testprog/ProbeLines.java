@@ -5,6 +5,7 @@ import java.util.Arrays;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.ftmpi.testutil.Await;
 
 /** Helpers of the FT-MPI mode probes: their output lines and their "untouched" buffers. */
 final class ProbeLines {
@@ -43,5 +44,27 @@ final class ProbeLines {
         int[] a = new int[b.capacity()];
         for (int i = 0; i < a.length; i++) a[i] = b.get(i);
         return Arrays.toString(a);
+    }
+
+    /** Tag of {@link #syncThenDie}'s messages. */
+    private static final int LEFT = 30_001;
+
+    /**
+     * Collective over {@code comm}: the members with {@code victim} true kill themselves (SIGKILL)
+     * once every other member has left this call, so that no survivor is still inside it when the
+     * death is noticed. (A plain {@code barrier(); if (victim) die();} races: the victim may leave
+     * the barrier and die while a survivor still waits for its last message, and under FT-MPI
+     * every pending call fails once the death is known; the robust-futex death watch tells the
+     * survivors within a millisecond, faster than that message may be read.)
+     */
+    static void syncThenDie(Intracomm comm, boolean victim) throws MPIException {
+        int n = comm.getSize();
+        int[] flags = new int[n];
+        comm.allGather(new int[] {victim ? 1 : 0}, 1, MPI.INT, flags, 1, MPI.INT);
+        if (victim) {
+            for (int r = 0; r < n; r++) if (flags[r] == 0) comm.recv(new int[1], 1, MPI.INT, r, LEFT);
+            Await.killSelf();
+        }
+        for (int r = 0; r < n; r++) if (flags[r] == 1) comm.send(new int[1], 1, MPI.INT, r, LEFT);
     }
 }

@@ -79,8 +79,7 @@ public final class RecoveryProbe {
         }
         Intracomm old = world.dup();
         if (me == 0) world.send(new int[] {111}, 1, MPI.INT, 1, 7); // old epoch: must never be received
-        world.barrier();
-        if (me == victim || (mode.equals("two") && me == victim2)) die();
+        ProbeLines.syncThenDie(world, me == victim || (mode.equals("two") && me == victim2));
         switch (mode) {
             case "two", "during" -> {
                 // AUTO: every call that fails has recovered first; repeat until one succeeds
@@ -170,8 +169,7 @@ public final class RecoveryProbe {
     /** After a barrier {@code victim2} dies; the others see it in an allreduce (AUTO recovers), then sum again. */
     private static void secondFailure(Intracomm world, int victim2) throws Exception {
         int[] sum = new int[1];
-        world.barrier();
-        if (me == victim2) die();
+        ProbeLines.syncThenDie(world, me == victim2);
         try {
             world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
             say("second allreduce returned");
