@@ -125,11 +125,14 @@ public final class Mandelbrot {
             }
             if (!queue.isEmpty() && outstanding.get(w).size() < WINDOW) {
                 int t = queue.poll();
+                // counted before the send: a recovery inside it (AUTO) re-queues it with w's other tasks if w died
+                outstanding.get(w).add(t);
                 try {
                     world.send(new int[] {t}, 1, MPI.INT, w, TASK);
-                    outstanding.get(w).add(t);
                 } catch (ProcFailedException e) {
-                    if (!done[t]) queue.addFirst(t); // not sent: the recovery has run (AUTO); hand it out again
+                    // not sent: the recovery has run. w alive (another worker died): hand it out again;
+                    // w dead: the recovery listener has re-queued it already
+                    if (alive[w] && outstanding.get(w).remove((Integer) t) && !done[t]) queue.addFirst(t);
                 }
                 next = w + 1;
                 continue;
