@@ -122,6 +122,7 @@ public final class ControlClient implements RankRuntime {
             detector = d;
             eps.put(HeartbeatDetector.ENDPOINT_KEY, d.endpoint());
         }
+        DeathWatch.awaitHeld(); // the controller starts watching at REGISTER
         send(ControlMessages.register(new ControlMessages.Register(p.rank(), p.procIds()[p.rank()],
                 p.hosts()[p.rank()], Map.copyOf(eps))));
         try {

@@ -94,6 +94,7 @@ final class DeathWatch {
     }
 
     private void await(int slot, long procId) {
+        console.log("death watch: watching process id " + procId);
         int rc = file.awaitRelease(slot);
         long now = System.nanoTime();
         int state = file.state(slot);
@@ -113,37 +114,71 @@ final class DeathWatch {
      * slot, says so, and uses waitpid) or this process has no slot.
      */
     static boolean holdFromEnv(Map<String, String> env) {
+        return startHold(env).join();
+    }
+
+    /** This process's {@link #startHold}, or null before {@link #startHoldFromEnv}. */
+    private static volatile java.util.concurrent.CompletableFuture<Boolean> holding;
+
+    /**
+     * {@link #holdFromEnv} without waiting: the FFM linking and the lock (tens of ms in a cold
+     * JVM) overlap the rank's start-up; {@link #awaitHeld} waits for them just before the
+     * controller hears of this process.
+     */
+    static void startHoldFromEnv(Map<String, String> env) {
+        holding = startHold(env);
+    }
+
+    /**
+     * Waits until {@link #startHoldFromEnv}'s mutex is held (or could not be taken); call before
+     * REGISTER or SPARE, so that the controller finds the slot HELD. Returns at once without it.
+     */
+    static void awaitHeld() {
+        java.util.concurrent.CompletableFuture<Boolean> h = holding;
+        if (h != null) h.join();
+    }
+
+    /** Takes the slot {@link RuntimeEnv#DEATH_WATCH} names on a holder thread; completes with whether it is held. */
+    private static java.util.concurrent.CompletableFuture<Boolean> startHold(Map<String, String> env) {
+        java.util.concurrent.CompletableFuture<Boolean> held = new java.util.concurrent.CompletableFuture<>();
         String v = env.get(RuntimeEnv.DEATH_WATCH);
         String id = env.get(RuntimeEnv.PROC_ID);
-        if (v == null || id == null || DeathWatchFile.UNAVAILABLE != null) return false;
-        int hash = v.lastIndexOf('#');
-        DeathWatchFile f;
-        int slot;
-        long procId;
-        try {
-            slot = Integer.parseInt(v.substring(hash + 1));
-            procId = Long.parseLong(id);
-            f = DeathWatchFile.open(Path.of(v.substring(0, Math.max(hash, 0))));
-            if (slot < 0 || slot >= f.slots()) return false;
-        } catch (IOException | RuntimeException e) {
-            System.err.println("ftmpi: warning: death watch: " + e.getMessage());
-            return false;
+        if (v == null || id == null) {
+            held.complete(false);
+            return held;
         }
-        java.util.concurrent.CompletableFuture<Integer> held = new java.util.concurrent.CompletableFuture<>();
         Thread.ofPlatform().name("ftmpi-death-watch").daemon().start(() -> {
+            if (DeathWatchFile.UNAVAILABLE != null) {
+                held.complete(false);
+                return;
+            }
+            int hash = v.lastIndexOf('#');
+            DeathWatchFile f;
+            int slot;
             int rc;
             try {
-                rc = f.tryHold(slot, ProcessHandle.current().pid(), procId);
-            } catch (RuntimeException e) {
-                rc = -1;
+                slot = Integer.parseInt(v.substring(hash + 1));
+                long procId = Long.parseLong(id);
+                f = DeathWatchFile.open(Path.of(v.substring(0, Math.max(hash, 0))));
+                rc = slot < 0 || slot >= f.slots() ? -1 : f.tryHold(slot, ProcessHandle.current().pid(), procId);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("ftmpi: warning: death watch: " + e.getMessage());
+                held.complete(false);
+                return;
             }
-            held.complete(rc);
-            if (rc != 0) return; // not held: the controller finds no HELD slot and uses waitpid
+            if (rc != 0) { // not held: the controller finds no HELD slot and uses waitpid
+                held.complete(false);
+                return;
+            }
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> f.setStateRelease(slot,
+                        DeathWatchFile.EXITING), "ftmpi-death-watch-exit"));
+            } catch (IllegalStateException e) {
+                // already exiting
+            }
+            held.complete(true);
             while (true) java.util.concurrent.locks.LockSupport.park(); // the mutex lives as long as this thread
         });
-        if (held.join() != 0) return false;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> f.setStateRelease(slot, DeathWatchFile.EXITING),
-                "ftmpi-death-watch-exit"));
-        return true;
+        return held;
     }
 }

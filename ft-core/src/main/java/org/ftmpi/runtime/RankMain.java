@@ -22,7 +22,7 @@ public final class RankMain {
                     + " must be started by ftmpirun");
             System.exit(1);
         }
-        DeathWatch.holdFromEnv(System.getenv()); // before the controller hears of this process
+        DeathWatch.startHoldFromEnv(System.getenv()); // held before the controller hears of this process (awaitHeld)
         if (args.length == 0) {
             System.err.println("ftmpi: usage: " + RankMain.class.getName() + " MainClass [args]");
             System.exit(1);

@@ -60,6 +60,7 @@ final class Spare {
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             Auth.client(in, out, secret);
+            DeathWatch.awaitHeld(); // the controller starts watching at SPARE
             FrameCodec.write(out, new PayloadWriter().putLong(procId).toFrame(FrameType.SPARE));
             Frame f;
             while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {

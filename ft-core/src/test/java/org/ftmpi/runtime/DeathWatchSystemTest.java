@@ -145,6 +145,10 @@ class DeathWatchSystemTest {
         Matcher m = SPARE.matcher(DetectionSystemTest.errSoFar(run));
         assertTrue(m.find());
         long spare = Long.parseLong(m.group(2));
+        // killed before the controller's waiter runs, waitpid may report the spare first (then
+        // the watch has nothing left to report): kill it once it is watched
+        Await.until("the spare watched", Duration.ofSeconds(30),
+                () -> DetectionSystemTest.errSoFar(run).contains("death watch: watching process id 3"));
         DetectionSystemTest.signal("KILL", spare);
         Await.until("the watch saw the spare die", Duration.ofSeconds(30),
                 () -> DetectionSystemTest.errSoFar(run).contains("death watch: warm spare (process id 3, pid " + spare + ") died"));
