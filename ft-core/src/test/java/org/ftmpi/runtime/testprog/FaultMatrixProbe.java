@@ -206,16 +206,9 @@ public final class FaultMatrixProbe {
                 int n = comm.getSize();
                 int victim = n - 1, root = rootDies ? victim : 0;
                 String label = "coll " + c + (rootDies ? " root killed" : " member killed");
-                comm.barrier();
-                // The victim dies once every survivor has left the barrier: a survivor still in it
-                // may need the victim's last barrier message, which a failure notice may overtake
-                // (messages of a failed process may be dropped), so dying right after its own
-                // barrier would make the barrier, not the collective, fail somewhere.
-                if (comm.getRank() == victim) {
-                    for (int i = 0; i < n - 1; i++) comm.recv(new int[1], 1, MPI.INT, MPI.ANY_SOURCE, 77);
-                    dieNow();
-                }
-                comm.send(new int[1], 1, MPI.INT, victim, 77);
+                // the victim dies once every survivor has left the synchronising call, so that the
+                // collective, not the synchronisation, is what fails
+                ProbeLines.syncThenDie(comm, comm.getRank() == victim);
                 Intracomm cc = comm;
                 expect(label, () -> collective(cc, c, root));
                 try {
