@@ -20,7 +20,7 @@ import mpi.Status;
  *
  * <pre>
  * bin/ftmpirun -np 4 --comm-mode blank --msg-mode cont --recovery-mode auto \
- *     [--inject rank=2,at-call=9] org.ftmpi.examples.Mandelbrot [width height maxIter rowsPerTask [out.pgm]]
+ *     [--inject rank=2,at-call=10] org.ftmpi.examples.Mandelbrot [width height maxIter rowsPerTask [out.pgm]]
  * </pre>
  *
  * <p>Rank 0 is the master: it cuts the image into tasks of {@code rowsPerTask} rows and hands
