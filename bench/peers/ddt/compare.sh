@@ -6,6 +6,9 @@
 # ("Java copy": MemorySegment.copy from the user array into the same packed buffer; a control for
 # effects of where the buffers landed in memory, which move that copy and pack together).
 # Usage: bench/peers/ddt/compare.sh [rounds]   (default 2; ~1 min per round)
+# JAVA_OPTS adds JVM options to the Java side, e.g. JAVA_OPTS=-XX:+UseTransparentHugePages (2 MiB
+# pages for the heap: steadier longrun figures, see docs/datatypes.md "session 7"); JAR=path runs
+# another build of the harness (e.g. main's, for an A/B; implies no rebuild).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
@@ -20,8 +23,12 @@ JAVA="${JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}"
 [ -x "$JAVA" ] || JAVA="$(command -v java)"
 
 mpicc -O2 -o "$OUT/pack_bench" "$HERE/pack_bench.c"
-if [ ! -f "$ROOT/bench/target/benchmarks.jar" ] || [ "${REBUILD:-1}" = 1 ]; then
-    (cd "$ROOT" && mvn -q -B -pl bench -am package -DskipTests)
+JAR="${JAR:-}"
+if [ -z "$JAR" ]; then
+    JAR="$ROOT/bench/target/benchmarks.jar"
+    if [ ! -f "$JAR" ] || [ "${REBUILD:-1}" = 1 ]; then
+        (cd "$ROOT" && mvn -q -B -pl bench -am package -DskipTests)
+    fi
 fi
 
 export OMPI_MCA_btl=self OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -32,7 +39,8 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "round $r/$ROUNDS: Java" >&2
     # one JVM per layout, as JMH forks per parameter: each layout gets clean JIT type profiles
     for l in col64 col256 col1024 longrun indexed struct93x21 struct93x171; do
-        "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$ROOT/bench/target/benchmarks.jar" \
+        # shellcheck disable=SC2086 # JAVA_OPTS is a list of options
+        "$JAVA" ${JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -cp "$JAR" \
             org.ftmpi.bench.ddt.DdtPackHarness "$l" >> "$OUT/java.txt"
     done
 done

@@ -17,30 +17,53 @@ final class Raw {
     private Raw() {
     }
 
+    /**
+     * Copies one block. Kept under C2's hot-inlining limit ({@code FreqInlineSize}, 325 bytecodes)
+     * through the one-word helpers {@link #w8}/{@link #w4}: as one 538-bytecode method it was never
+     * inlined into the gather/scatter loops, so every short block (the 36-byte blocks of a struct)
+     * paid a call (docs/datatypes.md, session 7).
+     */
     static void copy(long s, long d, long len) {
         if (len >= 8 && len <= 72) {
             switch ((int) (len >>> 3)) {
-                case 9: ALL.set(L8, d + 64, ALL.get(L8, s + 64)); // fall through
-                case 8: ALL.set(L8, d + 56, ALL.get(L8, s + 56)); // fall through
-                case 7: ALL.set(L8, d + 48, ALL.get(L8, s + 48)); // fall through
-                case 6: ALL.set(L8, d + 40, ALL.get(L8, s + 40)); // fall through
-                case 5: ALL.set(L8, d + 32, ALL.get(L8, s + 32)); // fall through
-                case 4: ALL.set(L8, d + 24, ALL.get(L8, s + 24)); // fall through
-                case 3: ALL.set(L8, d + 16, ALL.get(L8, s + 16)); // fall through
-                case 2: ALL.set(L8, d + 8, ALL.get(L8, s + 8)); // fall through
-                default: ALL.set(L8, d, ALL.get(L8, s));
+                case 9: w8(s + 64, d + 64); // fall through
+                case 8: w8(s + 56, d + 56); // fall through
+                case 7: w8(s + 48, d + 48); // fall through
+                case 6: w8(s + 40, d + 40); // fall through
+                case 5: w8(s + 32, d + 32); // fall through
+                case 4: w8(s + 24, d + 24); // fall through
+                case 3: w8(s + 16, d + 16); // fall through
+                case 2: w8(s + 8, d + 8); // fall through
+                default: w8(s, d);
             }
-            ALL.set(L8, d + len - 8, ALL.get(L8, s + len - 8));
+            w8(s + len - 8, d + len - 8);
         } else if (len > 72) {
             MemorySegment.copy(ALL, s, ALL, d, len);
-        } else if (len >= 4) {
-            ALL.set(L4, d, ALL.get(L4, s));
-            ALL.set(L4, d + len - 4, ALL.get(L4, s + len - 4));
         } else {
-            for (int i = 0; i < (int) len; i++) {
+            copyShort(s, d, (int) len);
+        }
+    }
+
+    /** A block of fewer than 8 bytes. */
+    private static void copyShort(long s, long d, int len) {
+        if (len >= 4) {
+            w4(s, d);
+            w4(s + len - 4, d + len - 4);
+        } else {
+            for (int i = 0; i < len; i++) {
                 ALL.set(ValueLayout.JAVA_BYTE, d + i, ALL.get(ValueLayout.JAVA_BYTE, s + i));
             }
         }
+    }
+
+    /** One 8-byte word from absolute address {@code s} to {@code d}. */
+    private static void w8(long s, long d) {
+        ALL.set(L8, d, ALL.get(L8, s));
+    }
+
+    /** One 4-byte word from absolute address {@code s} to {@code d}. */
+    private static void w4(long s, long d) {
+        ALL.set(L4, d, ALL.get(L4, s));
     }
 
     static void gather(long s, long stride, long len, int n, long d, long[] spacer) {
@@ -84,21 +107,21 @@ final class Raw {
         int idx = (int) (so >>> 3), w = (int) (len >>> 3);
         if (w <= 8) {
             switch (w) { // straight-line for short blocks
-                case 8: ALL.set(D8, d + 56, a[idx + 7]); // fall through
-                case 7: ALL.set(D8, d + 48, a[idx + 6]); // fall through
-                case 6: ALL.set(D8, d + 40, a[idx + 5]); // fall through
-                case 5: ALL.set(D8, d + 32, a[idx + 4]); // fall through
-                case 4: ALL.set(D8, d + 24, a[idx + 3]); // fall through
-                case 3: ALL.set(D8, d + 16, a[idx + 2]); // fall through
-                case 2: ALL.set(D8, d + 8, a[idx + 1]); // fall through
-                case 1: ALL.set(D8, d, a[idx]); // fall through
+                case 8: out(a, idx + 7, d + 56); // fall through
+                case 7: out(a, idx + 6, d + 48); // fall through
+                case 6: out(a, idx + 5, d + 40); // fall through
+                case 5: out(a, idx + 4, d + 32); // fall through
+                case 4: out(a, idx + 3, d + 24); // fall through
+                case 3: out(a, idx + 2, d + 16); // fall through
+                case 2: out(a, idx + 1, d + 8); // fall through
+                case 1: out(a, idx, d); // fall through
                 default: break;
             }
         } else if (w >= 16) {
             MemorySegment.copy(a, idx, ALL, D8, d, w);
         } else {
             for (int i = 0; i < w; i++) {
-                ALL.set(D8, d + 8L * i, a[idx + i]);
+                out(a, idx + i, d + 8L * i);
             }
         }
     }
@@ -107,23 +130,33 @@ final class Raw {
         int idx = (int) (d >>> 3), w = (int) (len >>> 3);
         if (w <= 8) {
             switch (w) {
-                case 8: a[idx + 7] = ALL.get(D8, s + 56); // fall through
-                case 7: a[idx + 6] = ALL.get(D8, s + 48); // fall through
-                case 6: a[idx + 5] = ALL.get(D8, s + 40); // fall through
-                case 5: a[idx + 4] = ALL.get(D8, s + 32); // fall through
-                case 4: a[idx + 3] = ALL.get(D8, s + 24); // fall through
-                case 3: a[idx + 2] = ALL.get(D8, s + 16); // fall through
-                case 2: a[idx + 1] = ALL.get(D8, s + 8); // fall through
-                case 1: a[idx] = ALL.get(D8, s); // fall through
+                case 8: in(s + 56, a, idx + 7); // fall through
+                case 7: in(s + 48, a, idx + 6); // fall through
+                case 6: in(s + 40, a, idx + 5); // fall through
+                case 5: in(s + 32, a, idx + 4); // fall through
+                case 4: in(s + 24, a, idx + 3); // fall through
+                case 3: in(s + 16, a, idx + 2); // fall through
+                case 2: in(s + 8, a, idx + 1); // fall through
+                case 1: in(s, a, idx); // fall through
                 default: break;
             }
         } else if (w >= 16) {
             MemorySegment.copy(ALL, D8, s, a, idx, w);
         } else {
             for (int i = 0; i < w; i++) {
-                a[idx + i] = ALL.get(D8, s + 8L * i);
+                in(s + 8L * i, a, idx + i);
             }
         }
+    }
+
+    /** Element {@code i} of {@code a} to absolute address {@code d}. */
+    private static void out(double[] a, int i, long d) {
+        ALL.set(D8, d, a[i]);
+    }
+
+    /** Absolute address {@code s} to element {@code i} of {@code a}. */
+    private static void in(long s, double[] a, int i) {
+        a[i] = ALL.get(D8, s);
     }
 
     static void gatherD(double[] a, long so, long stride, long len, int n, long d, long[] spacer) {

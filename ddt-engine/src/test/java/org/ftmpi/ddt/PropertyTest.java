@@ -102,6 +102,52 @@ class PropertyTest {
     }
 
     /**
+     * Every block length of the raw block copy ({@code Raw.copy}: bytes 1-3, two 4-byte words,
+     * 8-72 bytes as straight-line words with an overlapping last word, bulk above) and of the
+     * {@code double[]} block copies (1-20 words), as single blocks and as strided runs of 1-3
+     * blocks at odd gaps, plus the benchmark's 93-field struct (4- and 8-byte fields), packed and
+     * unpacked whole and in segments against the reference packer.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void everyBlockLengthMatchesReference() {
+        Random r = new Random(77);
+        for (int len = 1; len <= 90; len++) {
+            for (int n = 1; n <= 3; n++) {
+                Datatype strided = Datatype.hvector(n, len, len + 3 + len % 5, Datatype.BYTE).commit();
+                checkType(strided, 1 + len % 3, PackOptions.NATIVE, r);
+                checkRawSegments(strided, 1 + len % 3, r);
+            }
+            Datatype single = Datatype.hindexed(new int[] {len, 1}, new long[] {5, len + 9L}, Datatype.BYTE).commit();
+            checkType(single, 2, PackOptions.NATIVE, r);
+            checkRawSegments(single, 2, r);
+        }
+        for (int words = 1; words <= 20; words++) {
+            Datatype d = Datatype.vector(3, words, words + 1 + words % 3, Datatype.DOUBLE).commit();
+            checkType(d, 2, PackOptions.NATIVE, r);
+            checkRawSegments(d, 2, r);
+        }
+        Datatype[] cycle = {Datatype.DOUBLE, Datatype.INT, Datatype.DOUBLE, Datatype.DOUBLE, Datatype.FLOAT,
+                Datatype.INT};
+        int[] bl = new int[93];
+        long[] d = new long[93];
+        Datatype[] ts = new Datatype[93];
+        long off = 0;
+        for (int i = 0; i < 93; i++) {
+            ts[i] = cycle[i % 6];
+            off = (off + ts[i].size() - 1) / ts[i].size() * ts[i].size();
+            bl[i] = 1;
+            d[i] = off;
+            off += ts[i].size();
+        }
+        Datatype struct93 = Datatype.struct(bl, d, ts).commit();
+        for (int count = 1; count <= 3; count++) {
+            checkType(struct93, count, PackOptions.NATIVE, r);
+            checkRawSegments(struct93, count, r);
+        }
+    }
+
+    /**
      * Packs from and unpacks into a double[] and a native user buffer through a native stream (the
      * raw kernels) in the whole message, in segments of whole words (the specialised loops run many
      * words per call and stop at a block boundary or inside a block) and in segments of words + 3
