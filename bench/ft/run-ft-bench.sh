@@ -3,17 +3,19 @@
 # bench ft-* programs through bin/ftmpirun, interleaved, and prints medians.
 #
 #   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--recover-np "4 8 16"]
-#                            [--agree-fast "0 8"] [--only overhead,detect,agree,sim,recover]
+#                            [--agree-fast "auto 0 8"] [--only overhead,detect,agree,sim,agree-sim,recover]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; a table of medians,
 #           the ratio of the medians and the median/min/max of the per-round (paired) ratios.
 # detect:   T jobs per np and signal (SIGKILL, SIGSTOP), two rounds each (cold, then warm); medians of "first survivor told" and
 #           "every survivor told", ms after the signal.
-# agree:    T jobs per np; medians of each figure (us). --agree-fast "0 8": per trial and np one
-#           job per value of the job option agree-fast (0: coordinator protocol only, the
-#           default; N: the fast path up to N members), interleaved, medians per value.
+# agree:    T jobs per np; medians of each figure (us). --agree-fast "auto 0 8": per trial and np one
+#           job per value of the job option agree-fast (auto, the default: the fast path above
+#           16 members; 0: coordinator protocol only; N: the fast path up to N members),
+#           interleaved, medians per value.
 # sim:      the simulated detector table (bench ft-sim).
+# agree-sim: the simulated agreement table (bench ft-agree-sim, N = 4..4096).
 # recover:  T jobs per --recover-np and recovery kind (bench ft-recover, rank 1 SIGKILLed at its
 #           call 300, --recovery-mode auto --opt ft-trace=true): SHRINK, BLANK, REBUILD with a warm
 #           spare (-sp 1), REBUILD by a cold respawn; per job the slowest survivor's "notice to
@@ -23,7 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="0" only="overhead,detect,agree,sim,recover"
+rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="auto" only="overhead,detect,agree,sim,agree-sim,recover"
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
         --recover-np) rnps=$2; shift 2 ;;
         --agree-fast) afs=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -40,7 +42,7 @@ for v in "$rounds" "$trials"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run-ft-bench.sh: --rounds/--trials expect a positive integer, got '$v'" >&2; exit 2; }
 done
 for v in $afs; do
-    [[ $v =~ ^[0-9]+$ ]] || { echo "run-ft-bench.sh: --agree-fast expects numbers of members (0 or more), got '$v'" >&2; exit 2; }
+    [[ $v =~ ^([0-9]+|auto)$ ]] || { echo "run-ft-bench.sh: --agree-fast expects auto or numbers of members (0 or more), got '$v'" >&2; exit 2; }
 done
 mkdir -p "$root/bench/results"
 raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M).txt"
@@ -157,5 +159,9 @@ fi
 
 if [[ ,$only, == *,sim,* ]]; then
     "$run" -np 1 bench ft-sim | tee -a "$raw"
+fi
+
+if [[ ,$only, == *,agree-sim,* ]]; then
+    "$run" -np 1 bench ft-agree-sim | tee -a "$raw"
 fi
 echo "# raw results: $raw"

@@ -119,7 +119,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (!List.of("auto", "spin", "yield").contains(idleMode)) {
             throw new IOException("job option idle=" + idleMode + " must be auto, spin or yield");
         }
-        ft.fastMax(agreeFastMax(pre.option("agree-fast", Integer.toString(FtProtocol.FAST_MAX_DEFAULT))));
+        int[] fast = agreeFast(pre.option("agree-fast", "auto"));
+        ft.fastRange(fast[0], fast[1]);
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
@@ -631,15 +632,21 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return idleStart > 0;
     }
 
-    /** Job option {@code agree-fast}: the largest communicator whose agreement tries the fast path first (0: none). */
-    static int agreeFastMax(String value) throws IOException {
+    /**
+     * Job option {@code agree-fast}: the sizes {min, max} of the communicators whose agreement
+     * tries the fast path first. {@code auto} (the default): more than 16 members; {@code N}:
+     * 2 to N members; {@code 0}: none.
+     */
+    static int[] agreeFast(String value) throws IOException {
+        if (value.trim().equals("auto")) return new int[] {FtProtocol.FAST_MIN_AUTO, Integer.MAX_VALUE};
         try {
             int n = Integer.parseInt(value.trim());
-            if (n >= 0) return n;
+            if (n >= 0) return new int[] {2, n};
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IOException("job option agree-fast=" + value + " must be a number of members (0 or more; 0: no fast path)");
+        throw new IOException("job option agree-fast=" + value
+                + " must be auto (the default: more than 16 members) or a number of members (0 or more; 0: no fast path)");
     }
 
     private static int idleStart(JobInfo job, String mode) {
@@ -1117,7 +1124,32 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** FT state of the communicators of this process, by point-to-point context id. */
     private final Map<Integer, CommFt> ftComms = new HashMap<>();
-    private final FtProtocol ft = new FtProtocol(this, ftComms);
+    private final FtProtocol ft = new FtProtocol(new FtHost(), ftComms);
+
+    /** What {@link FtProtocol} needs of this engine (called under the progress lock). */
+    private final class FtHost implements FtProtocol.Host {
+        @Override
+        public int rank() {
+            return rank;
+        }
+
+        @Override
+        public boolean isFailed(int worldRank) {
+            return peerFailed[worldRank];
+        }
+
+        @Override
+        public void ftSend(int worldRank, int context, int kind, byte[] payload) {
+            Engine.this.ftSend(worldRank, context, kind, payload);
+        }
+
+        @Override
+        public void revoked(int context, String why) {
+            ftEvent();
+            failContext(context, ErrorClass.ERR_REVOKED, "the communicator was " + why, -1);
+            failContext(context + 1, ErrorClass.ERR_REVOKED, "the communicator was " + why, -1);
+        }
+    }
     /** Number of failures and revokes seen; 0 keeps the FT checks off the fast path. */
     private volatile int ftEvents;
     /** World ranks of the failed processes, in the order the failures became known. */

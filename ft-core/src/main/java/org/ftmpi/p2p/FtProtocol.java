@@ -15,8 +15,9 @@ import java.util.Map;
  *
  * <p><b>Agreement</b> (documented with its correctness argument in docs/fault-tolerance.md): a
  * coordinator-based two-phase protocol with ballots, in the style of Paxos with a perfect failure
- * detector, with an optional coordinator-free fast path first. <i>Fast path</i> (communicators
- * of at most {@code agree-fast} members, off by default; only while no member is known failed):
+ * detector, with a coordinator-free fast path first. <i>Fast path</i> (by default communicators
+ * of more than {@link #ACK_ALL_MAX} members, job option {@code agree-fast}; only while no member
+ * is known failed):
  * two passes shaped like allreduce's recursive doubling (FAST messages). The first gathers the
  * AND of all n values; a member that holds all n accepts the proposal (that AND, no failed
  * member) under ballot {@link #FAST_BALLOT}. The second gathers the set of members known
@@ -46,16 +47,40 @@ final class FtProtocol {
     static final int FAST_BALLOT = 0;
 
     /**
-     * Largest communicator that tries the fast path first (job option {@code agree-fast}; 0, the
-     * default, turns it off). Off by default: measured at 4 and 8 members on the loaded 2-core
-     * machine it did not make {@code agree} measurably cheaper and made back-to-back shrinks
-     * slower (docs/benchmarks.md, "Issue 7, session 5").
+     * Without the job option {@code agree-fast} ("auto"), communicators of more than
+     * {@link #ACK_ALL_MAX} members try the fast path first: there the coordinator protocol
+     * handles 2(n - 1) messages at the coordinator and takes four delays, the fast path
+     * 2 (log2 n + 1) messages at every member (bench {@code ft-agree-sim}, docs/benchmarks.md,
+     * "Issue 7, session 7"). Smaller ones keep the coordinator protocol's three delays, which
+     * measured no slower at 4 and 8 members ("Issue 7, session 5").
      */
-    static final int FAST_MAX_DEFAULT = 0;
+    static final int FAST_MIN_AUTO = 17;
 
-    private final Engine engine;
+
+    /**
+     * Everything the protocol needs from its process: who it is, which processes are known
+     * failed, a way to send, and what a revoke does locally. The engine is one
+     * ({@code Engine.FtHost}); {@link AgreementNode} is another, so that the same state machine
+     * runs with thousands of simulated processes (bench {@code ft-agree-sim}).
+     */
+    interface Host {
+        /** This process's world rank. */
+        int rank();
+
+        /** Whether world rank {@code worldRank} is known failed here (final once true). */
+        boolean isFailed(int worldRank);
+
+        /** Sends an FT control message (kind in the tag) to world rank {@code worldRank}. */
+        void ftSend(int worldRank, int context, int kind, byte[] payload);
+
+        /** The communicator with point-to-point context {@code context} was revoked here: fail its pending operations. */
+        void revoked(int context, String why);
+    }
+
+    private final Host engine;
     private final Map<Integer, CommFt> comms;
-    private int fastMax = FAST_MAX_DEFAULT;
+    /** Communicators of fastMin..fastMax members try the fast path first (fastMin > fastMax: none). */
+    private int fastMin = FAST_MIN_AUTO, fastMax = Integer.MAX_VALUE;
 
     /** Test seam (FastAgreementTest): sees each fast-path step of this process. */
     interface StepListener {
@@ -66,14 +91,15 @@ final class FtProtocol {
     /** Null except in tests that kill a member at a chosen fast-path step. */
     StepListener stepListener;
 
-    FtProtocol(Engine engine, Map<Integer, CommFt> comms) {
+    FtProtocol(Host engine, Map<Integer, CommFt> comms) {
         this.engine = engine;
         this.comms = comms;
     }
 
-    /** Sets the largest communicator that uses the fast path (0: never). */
-    void fastMax(int members) {
-        fastMax = members;
+    /** Communicators of {@code min} to {@code max} members use the fast path first (min > max: never). */
+    void fastRange(int min, int max) {
+        fastMin = Math.max(2, min);
+        fastMax = max;
     }
 
     CommFt state(int context) {
@@ -196,7 +222,7 @@ final class FtProtocol {
             g.started = true;
             g.value = value;
             int n = f.world == null ? 0 : f.world.length;
-            if (n > 1 && n <= fastMax && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
+            if (n >= fastMin && n <= fastMax && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
         }
         advance(f, g);
         return g;
@@ -449,9 +475,7 @@ final class FtProtocol {
     void revoke(CommFt f, String why) {
         if (f.revoked) return;
         f.revoked = true;
-        engine.ftEvent();
-        engine.failContext(f.context, ErrorClass.ERR_REVOKED, "the communicator was " + why, -1);
-        engine.failContext(f.context + 1, ErrorClass.ERR_REVOKED, "the communicator was " + why, -1);
+        engine.revoked(f.context, why);
         if (f.world != null) floodRevoke(f);
     }
 
@@ -465,25 +489,50 @@ final class FtProtocol {
 
     // ------------------------------------------------------------------ wire
 
+    /**
+     * Payload (little-endian ints): k, value, ballot, pValue, then two member sets, each as a
+     * count of runs and the runs ({@code first, last + 1}). The fast path's masks are a few
+     * aligned blocks of ranks, so a message stays a few dozen bytes at any n (a list of ranks
+     * grew to n/2 ints in the last round); failed sets are short either way.
+     */
     private void send(CommFt f, int to, int kind, int k, int value, int ballot, int pValue, BitSet a, BitSet c) {
-        int na = a == null ? 0 : a.cardinality(), nc = c == null ? 0 : c.cardinality();
-        ByteBuffer b = ByteBuffer.allocate(4 * (6 + na + nc)).order(ByteOrder.LITTLE_ENDIAN);
+        int na = runs(a), nc = runs(c);
+        ByteBuffer b = ByteBuffer.allocate(4 * (6 + 2 * (na + nc))).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(k).putInt(value).putInt(ballot).putInt(pValue);
         put(b, a, na);
         put(b, c, nc);
         engine.ftSend(f.world[to], f.context, kind, b.array());
     }
 
-    private static void put(ByteBuffer b, BitSet s, int n) {
-        b.putInt(n);
-        if (s != null) for (int i = s.nextSetBit(0); i >= 0; i = s.nextSetBit(i + 1)) b.putInt(i);
+    /** Number of runs of consecutive members in {@code s} (0 for null). */
+    private static int runs(BitSet s) {
+        int n = 0;
+        if (s != null) for (int i = s.nextSetBit(0); i >= 0; i = s.nextSetBit(s.nextClearBit(i))) n++;
+        return n;
     }
 
+    private static void put(ByteBuffer b, BitSet s, int runs) {
+        b.putInt(runs);
+        if (s == null) return;
+        for (int i = s.nextSetBit(0); i >= 0; i = s.nextSetBit(i)) {
+            int end = s.nextClearBit(i);
+            b.putInt(i).putInt(end);
+            i = end;
+        }
+    }
+
+    /** A member set written by {@link #put}; runs that do not fit the payload or make no sense are ignored. */
     private static BitSet bits(ByteBuffer b) {
         BitSet s = new BitSet();
         if (b.remaining() < 4) return s;
         int n = b.getInt();
-        for (int i = 0; i < n && b.remaining() >= 4; i++) s.set(b.getInt());
+        for (int i = 0; i < n && b.remaining() >= 8; i++) {
+            int from = b.getInt(), to = b.getInt();
+            if (from >= 0 && to > from && to <= MAX_MEMBERS) s.set(from, to);
+        }
         return s;
     }
+
+    /** Bound on a member rank in a message (a communicator is never larger than a job). */
+    private static final int MAX_MEMBERS = 1 << 24;
 }

@@ -73,7 +73,15 @@ public final class Controller implements AutoCloseable {
     private final java.util.ArrayDeque<Integer> waitingForSpare = new java.util.ArrayDeque<>();
     /** Ranks whose replacement was started and has not registered yet (comm-mode rebuild). */
     private final boolean[] replacing;
-    private final List<Conn> all = new ArrayList<>();
+    /** Every connection; copy-on-write so that {@link #notifyFailure} needs no monitor. */
+    private final List<Conn> all = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /**
+     * Process id of each rank until it reaches MPI_Finalize, then 0; read without the monitor by
+     * {@link #unfinalizedRank}.
+     */
+    private final java.util.concurrent.atomic.AtomicLongArray unfinalized;
+    /** Process ids whose control connection has ended (any thread reads it). */
+    private final java.util.Set<Long> connectionEnded = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private int registered;
     private boolean tableSent;
     private boolean exitedUnregistered;
@@ -92,6 +100,7 @@ public final class Controller implements AutoCloseable {
         this.released = new boolean[size];
         this.exited = new boolean[size];
         this.replacing = new boolean[size];
+        this.unfinalized = new java.util.concurrent.atomic.AtomicLongArray(procIds);
         server = new ServerSocket();
         server.bind(new InetSocketAddress(bind, 0), Math.max(50, size));
         Thread t = new Thread(this::acceptLoop, "ftmpirun-accept");
@@ -121,6 +130,23 @@ public final class Controller implements AutoCloseable {
         return finalized[rank];
     }
 
+    /**
+     * The rank that process {@code procId} runs as, while it has not reached MPI_Finalize, else
+     * -1. Takes no monitor: the death watch tells the survivors before anything else, and never
+     * waits for a thread that holds the controller's or the job's monitor while it logs.
+     */
+    public int unfinalizedRank(long procId) {
+        for (int r = 0; r < size; r++) {
+            if (unfinalized.get(r) == procId) return r;
+        }
+        return -1;
+    }
+
+    /** Whether the control connection of process {@code procId} has ended (closed or lost). */
+    public boolean connectionEnded(long procId) {
+        return connectionEnded.contains(procId);
+    }
+
     /** The job tells the controller that a rank's process ended. */
     public void rankExited(int rank) {
         String impossible = null;
@@ -143,6 +169,7 @@ public final class Controller implements AutoCloseable {
      */
     public synchronized void replace(int rank, long procId) {
         procIds[rank] = procId;
+        unfinalized.set(rank, procId);
         if (regs[rank] != null) registered--;
         regs[rank] = null;
         conns[rank] = null;
@@ -201,8 +228,12 @@ public final class Controller implements AutoCloseable {
         for (Conn c : l) c.close();
     }
 
-    /** Sends PROCESS_FAILED to every connected rank but the failed one. */
-    public synchronized void notifyFailure(int rank, long procId, String how) {
+    /**
+     * Sends PROCESS_FAILED to every connected rank but the failed one. Takes no monitor but each
+     * connection's output lock ({@link #all} is copy-on-write), so a death watch notice never
+     * waits behind a thread that holds the controller's monitor.
+     */
+    public void notifyFailure(int rank, long procId, String how) {
         Frame f = ControlMessages.failed(new ControlMessages.Failed(rank, procId, how));
         for (Conn c : all) {
             if (c.rank != rank) {
@@ -291,6 +322,7 @@ public final class Controller implements AutoCloseable {
         synchronized (this) {
             all.remove(c);
             idleSpares.remove(c);
+            if (c.rank >= 0) connectionEnded.add(procIds[c.rank]);
             if (!closed && protocolError) {
                 console.message("warning: closing the control connection of "
                         + (c.rank < 0 ? "an unregistered peer" : "rank " + c.rank) + " from " + peer + ": " + end);
@@ -325,6 +357,7 @@ public final class Controller implements AutoCloseable {
                 requireRank(c, f);
                 synchronized (this) {
                     finalized[c.rank] = true;
+                    unfinalized.set(c.rank, 0);
                     console.log("rank " + c.rank + " reached MPI_Finalize");
                     checkFinalizeBarrier();
                 }

@@ -303,8 +303,19 @@ final class Job implements Controller.Events {
      * survivor, the job's policy); its line, with the exit status, is printed when waitpid
      * returns ({@link #rankExited}), which reports nothing a second time. A dead warm spare is
      * no longer handed out.
+     *
+     * <p>The survivors are told first, without this job's monitor: the waitpid thread of an
+     * earlier death holds that monitor while it logs, and under load it is preempted there for
+     * tens of ms (seen with sched_switch tracing: a second death's watcher woke 0.5 ms after the
+     * SIGKILL and then waited 54 ms for the monitor, behind the first death's
+     * {@code ftmpirun-wait-3}). A notice sent here and again by another path is delivered once
+     * (ranks keep the set of delivered process ids).
      */
     private void deathSeen(long procId, long pid, long seenNs) {
+        int told = controller.unfinalizedRank(procId);
+        if (told >= 0) controller.notifyFailure(told, procId, WATCHED_HOW); // every survivor waits for it
+        long sentNs = System.nanoTime();
+        boolean eofFirst = controller.connectionEnded(procId);
         Process dead = null;
         synchronized (this) {
             if (ending) return;
@@ -313,8 +324,7 @@ final class Job implements Controller.Events {
                 if (p == null || procIds[r] != procId) continue;
                 if (declaredFailed[r] || controller.hasFinalized(r)) return;
                 declaredFailed[r] = true;
-                controller.notifyFailure(r, procId, WATCHED_HOW); // first: every survivor waits for it
-                long sentNs = System.nanoTime();
+                if (r != told) controller.notifyFailure(r, procId, WATCHED_HOW);
                 seenByWatch.put(p, new Watched(r, seenNs));
                 Integer code = forcedCode;
                 int first = firstNonZero;
@@ -322,7 +332,8 @@ final class Job implements Controller.Events {
                 if (!java.util.Objects.equals(code, forcedCode) || first != firstNonZero) placeholderOwner = p;
                 trace(r, "watch_ns " + seenNs, sentNs);
                 console.log("death watch: rank " + r + " (pid " + pid + ", process id " + procId
-                        + ") died before MPI_Finalize; declared failed before its exit status is known");
+                        + ") died before MPI_Finalize; declared failed before its exit status is known; first signal: "
+                        + (eofFirst ? "its control connection's end (the watch woke later)" : "the death watch"));
                 dead = p;
             }
             if (dead == null && spares.containsKey(procId)) {

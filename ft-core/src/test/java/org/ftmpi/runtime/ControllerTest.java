@@ -156,6 +156,50 @@ class ControllerTest {
         assertTrue(cs.get(0).preliminaryInfo().secret().length == 32);
     }
 
+    /**
+     * Issue 7, session 7: the death watch's notice must not wait for a thread that holds the
+     * controller's monitor (the connection threads log under it, and a loaded machine preempts
+     * them there): {@code unfinalizedRank} and {@code notifyFailure} take no monitor.
+     */
+    @Test
+    void aNoticeNeedsNoMonitorThatALoggingThreadMayHold() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+        cs.get(0).setListener(new ControlListener() {
+            @Override
+            public void processFailed(int rank, long procId, String how) {
+                seen.add(rank + " " + procId + " " + how);
+            }
+
+            @Override
+            public void abort(int exitCode, String reason) {
+            }
+        });
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> holding = new CompletableFuture<>();
+        Thread holder = Thread.ofPlatform().name("monitor-holder").start(() -> {
+            synchronized (controller) {
+                holding.complete(null);
+                release.join();
+            }
+        });
+        try {
+            holding.get(10, TimeUnit.SECONDS);
+            CompletableFuture<Integer> told = CompletableFuture.supplyAsync(() -> {
+                int r = controller.unfinalizedRank(13);
+                controller.notifyFailure(r, 13, Job.WATCHED_HOW);
+                return r;
+            });
+            assertEquals("2 13 " + Job.WATCHED_HOW, seen.poll(10, TimeUnit.SECONDS),
+                    "the notice went out while another thread held the controller's monitor");
+            assertEquals(2, told.get(10, TimeUnit.SECONDS));
+            assertEquals(-1, controller.unfinalizedRank(99), "no rank runs as process id 99");
+        } finally {
+            release.complete(null);
+            holder.join();
+        }
+    }
+
     @Test
     void aFailureIsDeliveredOnceAndTheDeclaredProcessIsFenced() throws Exception {
         List<ControlClient> cs = exchangeAll();

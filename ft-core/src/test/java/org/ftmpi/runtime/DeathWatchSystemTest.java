@@ -63,6 +63,38 @@ class DeathWatchSystemTest {
         FtmpirunSystemTest.assertAllDead(ready.allPids());
     }
 
+    /**
+     * Issue 7, session 7: a second SIGKILL, sent as soon as every survivor knows of the first
+     * (while the first victim's teardown and its waitpid thread may still run in the controller),
+     * is reported through the death watch too, before waitpid, and the watch line says which
+     * signal of that death the controller saw first.
+     */
+    @Test
+    void aSecondSigkillIsReportedThroughTheWatchToo() throws Exception {
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(detect(concat(List.of("-np", "4"), SURVIVE), 2, 30_000), null, null);
+        DetectionSystemTest.Ready ready = DetectionSystemTest.awaitReady(run, 4);
+        long first = ready.pids().get(3), second = ready.pids().get(2);
+        DetectionSystemTest.signal("KILL", first);
+        Await.until("every survivor told of rank 3", Duration.ofSeconds(30), () -> {
+            String out = run.outSoFar();
+            return DetectionSystemTest.notices(out, 0, 3) + DetectionSystemTest.notices(out, 1, 3)
+                    + DetectionSystemTest.notices(out, 2, 3) == 3;
+        });
+        DetectionSystemTest.signal("KILL", second);
+        FtmpirunSystemTest.Result r = run.await();
+        assertEquals(128 + 9, r.code(), r.err());
+        DetectionSystemTest.assertEverySurvivorToldOnce(r.out(), 4, List.of(3, 2));
+        long[][] deaths = {{3, first, 4}, {2, second, 3}};
+        for (long[] d : deaths) {
+            String watched = "death watch: rank " + d[0] + " (pid " + d[1] + ", process id " + d[2]
+                    + ") died before MPI_Finalize; declared failed before its exit status is known; first signal: ";
+            String status = "death watch: rank " + d[0] + " (pid " + d[1] + ") killed by signal 9 (SIGKILL); waitpid returned ";
+            assertTrue(r.err().contains(watched), "rank " + d[0] + " through the watch:\n" + r.err());
+            assertTrue(r.err().indexOf(watched) < r.err().indexOf(status), "the watch before waitpid:\n" + r.err());
+        }
+        FtmpirunSystemTest.assertAllDead(ready.allPids());
+    }
+
     @Test
     void anOrderlyEndIsNoFailure() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(detect(List.of("-np", "3", "-v"), 0, 200));

@@ -38,7 +38,7 @@ public final class FtBench {
     public static int run(String[] args, PrintStream out, PrintStream err) throws MPIException {
         String name = args[0];
         if (!name.equals("ft-overhead") && !name.equals("ft-detect") && !name.equals("ft-agree")) {
-            err.println("bench: unknown benchmark '" + name + "' (ft-overhead, ft-detect kill|stop, ft-agree, ft-sim, ft-recover)");
+            err.println("bench: unknown benchmark '" + name + "' (ft-overhead, ft-detect kill|stop, ft-agree, ft-sim, ft-agree-sim, ft-recover)");
             return 2;
         }
         if (name.equals("ft-detect") && (args.length < 2 || !(args[1].equals("kill") || args[1].equals("stop")))) {

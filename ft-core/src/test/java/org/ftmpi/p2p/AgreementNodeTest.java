@@ -1,0 +1,176 @@
+package org.ftmpi.p2p;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The agreement state machine driven without an engine ({@link AgreementNode}), message by
+ * message, in one thread: the default pattern for communicators of more than 16 members (the
+ * recursive-doubling fast path, falling back to the coordinator protocol) with one member killed
+ * exactly at each of its sends, the first coordinator among the victims, and the failure notice
+ * arriving either at once or only after every message in flight was delivered.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class AgreementNodeTest {
+    /** What one run decided. */
+    private record Outcome(int messages, int victimSends) {}
+
+    /**
+     * n members agree (member i contributes ~(1 << i % 31)) over a FIFO network; {@code victim}
+     * dies instead of sending its {@code killAt}-th message (never with -1); the survivors hear
+     * of it at once ({@code noticeLate} false) or once the network is empty. Checks uniformity,
+     * validity and the failed set, and returns the counts.
+     */
+    private static Outcome run(int n, int fastMin, int victim, int killAt, boolean noticeLate) {
+        record Msg(int from, int to, int kind, byte[] payload) {}
+        ArrayDeque<Msg> net = new ArrayDeque<>();
+        boolean[] dead = new boolean[n];
+        int[] sends = new int[n];
+        AgreementNode[] nodes = new AgreementNode[n];
+        boolean[] noticePending = {false};
+        AgreementNode.Io io = (from, to, kind, payload) -> {
+            if (dead[from]) return;
+            if (from == victim && sends[from]++ == killAt) {
+                dead[from] = true; // dies instead of sending
+                noticePending[0] = true;
+                return;
+            }
+            net.add(new Msg(from, to, kind, payload));
+        };
+        for (int i = 0; i < n; i++) nodes[i] = new AgreementNode(i, n, fastMin, Integer.MAX_VALUE, io);
+        for (int i = 0; i < n; i++) nodes[i].start(0, ~(1 << (i % 31)));
+        int delivered = 0;
+        while (true) {
+            if (noticePending[0] && (!noticeLate || net.isEmpty())) {
+                noticePending[0] = false;
+                for (int i = 0; i < n; i++) if (!dead[i]) nodes[i].failed(victim);
+                continue;
+            }
+            Msg m = net.poll();
+            if (m == null) break;
+            if (dead[m.to()]) continue;
+            nodes[m.to()].receive(m.from(), m.kind(), m.payload());
+            delivered++;
+            assertTrue(delivered < 50 * n * n, "no end in sight: n " + n + ", victim " + victim + " at " + killAt);
+        }
+        String ctx = "n " + n + ", victim " + victim + " killed at its send " + killAt + (noticeLate ? ", late notice" : "");
+        Integer value = null;
+        int[] failed = null;
+        for (int i = 0; i < n; i++) {
+            if (!nodes[i].decided(0)) {
+                assertTrue(dead[i], "live member " + i + " did not decide: " + ctx);
+                continue;
+            }
+            if (value == null) {
+                value = nodes[i].value(0);
+                failed = nodes[i].failedSet(0);
+            }
+            assertEquals(value, nodes[i].value(0), "member " + i + ": " + ctx);
+            assertArrayEquals(failed, nodes[i].failedSet(0), "member " + i + ": " + ctx);
+            if (!dead[i]) assertEquals(0, value & (1 << (i % 31)), "the value keeps member " + i + "'s zero: " + ctx);
+        }
+        boolean named = Arrays.stream(failed).anyMatch(f -> f == victim);
+        if (!dead[victim]) assertArrayEquals(new int[0], failed, ctx);
+        // a member outside the failed set contributed: its zero bit is in the value
+        if (!named) assertEquals(0, value & (1 << (victim % 31)), "the victim's contribution: " + ctx);
+        return new Outcome(delivered, sends[victim]);
+    }
+
+    @Test
+    void aMemberKilledAtEachOfItsSendsLeavesOneUniformDecision() {
+        for (int n : new int[] {17, 20, 32}) {
+            for (int victim : new int[] {0, 1, n / 2, n - 1}) {
+                int total = run(n, FtProtocol.FAST_MIN_AUTO, victim, -1, false).victimSends();
+                assertTrue(total > 0, "member " + victim + " of " + n + " sends");
+                for (int s = 0; s <= total; s++) {
+                    run(n, FtProtocol.FAST_MIN_AUTO, victim, s, false);
+                    run(n, FtProtocol.FAST_MIN_AUTO, victim, s, true);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theDefaultPatternIsLogarithmicAtEveryMemberWithoutFailures() {
+        // 2 passes of log2 n rounds: every member sends and receives 2 log2 n messages
+        for (int n : new int[] {32, 256, 1024}) {
+            int[] perMember = new int[n];
+            ArrayDeque<int[]> net = new ArrayDeque<>();
+            ArrayDeque<byte[]> payloads = new ArrayDeque<>();
+            AgreementNode[] nodes = new AgreementNode[n];
+            int maxBytes = 0;
+            for (int i = 0; i < n; i++) {
+                nodes[i] = new AgreementNode(i, n, FtProtocol.FAST_MIN_AUTO, Integer.MAX_VALUE, (from, to, kind, payload) -> {
+                    net.add(new int[] {from, to, kind});
+                    payloads.add(payload);
+                });
+            }
+            for (int i = 0; i < n; i++) nodes[i].start(0, -1);
+            while (!net.isEmpty()) {
+                int[] m = net.poll();
+                byte[] p = payloads.poll();
+                maxBytes = Math.max(maxBytes, p.length);
+                perMember[m[0]]++;
+                perMember[m[1]]++;
+                nodes[m[1]].receive(m[0], m[2], p);
+            }
+            int lg = Integer.numberOfTrailingZeros(n);
+            for (int i = 0; i < n; i++) {
+                assertTrue(nodes[i].decided(0), "member " + i + " of " + n);
+                assertEquals(-1, nodes[i].value(0));
+                assertEquals(4 * lg, perMember[i], "member " + i + " of " + n);
+            }
+            assertTrue(maxBytes <= 4 * (6 + 2 * 2), "a mask is one run of members: " + maxBytes + " bytes at n " + n);
+        }
+    }
+
+    @Test
+    void theCoordinatorProtocolIsLinearAtTheCoordinator() {
+        int n = 64;
+        int[] perMember = new int[n];
+        ArrayDeque<Object[]> net = new ArrayDeque<>();
+        AgreementNode[] nodes = new AgreementNode[n];
+        for (int i = 0; i < n; i++) {
+            nodes[i] = new AgreementNode(i, n, 2, 0, (from, to, kind, payload) -> net.add(new Object[] {from, to, kind, payload}));
+        }
+        for (int i = 0; i < n; i++) nodes[i].start(0, -1);
+        while (!net.isEmpty()) {
+            Object[] m = net.poll();
+            perMember[(Integer) m[0]]++;
+            perMember[(Integer) m[1]]++;
+            nodes[(Integer) m[1]].receive((Integer) m[0], (Integer) m[2], (byte[]) m[3]);
+        }
+        // contributions, proposals, acknowledgements and commits: 4 (n - 1) at the coordinator
+        assertEquals(4 * (n - 1), perMember[0]);
+        assertEquals(4, perMember[1]);
+    }
+
+    @Test
+    void theJobOptionChoosesWhichCommunicatorsTryTheFastPath() throws Exception {
+        assertArrayEquals(new int[] {17, Integer.MAX_VALUE}, Engine.agreeFast("auto"));
+        assertArrayEquals(new int[] {2, 8}, Engine.agreeFast("8"));
+        assertArrayEquals(new int[] {2, 0}, Engine.agreeFast("0"));
+        for (String bad : new String[] {"-1", "fast", ""}) {
+            String msg = assertThrows(java.io.IOException.class, () -> Engine.agreeFast(bad)).getMessage();
+            assertTrue(msg.startsWith("job option agree-fast=" + bad + " must be auto"), msg);
+        }
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        AgreementNode.Io io = (from, to, kind, payload) -> { };
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new AgreementNode(0, 0, 2, 2, io)).getMessage().startsWith("n: "));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new AgreementNode(4, 4, 2, 2, io)).getMessage().startsWith("rank: "));
+        AgreementNode one = new AgreementNode(0, 2, 2, 2, io);
+        assertTrue(assertThrows(IllegalStateException.class, () -> one.value(0)).getMessage().contains("not decided"));
+    }
+}
