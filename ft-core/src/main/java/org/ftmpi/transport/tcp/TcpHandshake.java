@@ -71,6 +71,21 @@ final class TcpHandshake {
         return rank;
     }
 
+    /**
+     * A connection to a replacement (FT-MPI REBUILD: a survivor's reconnect, or a warm spare's
+     * pre-made connection) carries, after the handshake, the connector's process id: the
+     * replacement takes only connections from the processes its table names, so a connection
+     * pre-made by a process that has died since is closed, not taken for its rank's new one.
+     */
+    static void writeProcId(SocketChannel ch, long procId) throws IOException {
+        writeFully(ch, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, procId));
+    }
+
+    /** Reads what {@link #writeProcId} wrote. */
+    static long readProcId(SocketChannel ch) throws IOException {
+        return readFully(ch, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
     private static byte[] nonce() {
         byte[] n = new byte[NONCE];
         RANDOM.nextBytes(n);
