@@ -25,6 +25,8 @@ import org.ftmpi.Version;
  */
 final class TcpHandshake {
     static final int MAGIC = 0x464d544a; // "FTMJ"
+    /** The message of the IOException when the peer closes the connection during the handshake. */
+    static final String CLOSED = "connection closed during handshake";
     private static final int NONCE = 16;
     private static final int MAC = 32;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -106,14 +108,14 @@ final class TcpHandshake {
 
     private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
-            if (ch.write(b) < 0) throw new IOException("connection closed during handshake");
+            if (ch.write(b) < 0) throw new IOException(CLOSED);
         }
     }
 
     /** Reads through the socket adaptor, which honours SO_TIMEOUT (channel reads do not). */
     private static ByteBuffer readFully(SocketChannel ch, int n) throws IOException {
         byte[] b = ch.socket().getInputStream().readNBytes(n);
-        if (b.length < n) throw new IOException("connection closed during handshake");
+        if (b.length < n) throw new IOException(CLOSED);
         return ByteBuffer.wrap(b);
     }
 }

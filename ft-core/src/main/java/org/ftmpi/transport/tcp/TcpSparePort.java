@@ -94,7 +94,12 @@ public final class TcpSparePort {
             try {
                 accepted.add(TcpTransport.authenticateReplacementPeer(ch, secret, jobId, size));
             } catch (IOException e) {
-                System.err.println("ftmpi: warm spare: rejected a TCP connection: " + e.getMessage());
+                // A rank that ends (or dies) while it connects closes or resets the connection
+                // mid-handshake: nothing to report. A connection that fails the handshake's checks
+                // (authentication, job, version) is reported.
+                if (e.getClass() == IOException.class && !TcpHandshake.CLOSED.equals(e.getMessage())) {
+                    System.err.println("ftmpi: warm spare: rejected a TCP connection: " + e.getMessage());
+                }
                 TcpTransport.closeQuietly(ch);
             }
         }
