@@ -135,10 +135,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             transports.add(t);
             endpoints.put(t.name(), t.localEndpoint());
         }
+        transportsOpen = true;
         this.job = runtime.exchange(endpoints);
         if (restarting) trace.record(FtTrace.EXCHANGED, rank, 0);
         this.idleStart = idleStart(job, idleMode);
         for (Transport t : transports) t.connect(job);
+        if (restarting) {
+            int premade = 0;
+            for (Transport t : transports) premade += t.premadeConnections();
+            trace.record(FtTrace.ADOPTED, premade, 0);
+        }
         route = new Transport[size];
         joinLater = new boolean[size];
         eagerLimit = new int[size];
@@ -152,9 +158,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     route[r] = t;
                 }
             }
-            if (route[r] == null && restarting && r != rank && job.endpoints().get(r).isEmpty()) {
+            if (route[r] == null && restarting && r != rank) {
                 // REBUILD, two or more ranks replaced at once: rank r is being replaced too and
-                // registered after this process did. It joins before MPI_Init returns
+                // registered after this process did (no endpoints in the table), or its process
+                // died while this one registered (a warm spare registers at its assignment: its
+                // table can name a process whose death the controller had not seen; the
+                // transport did not wait for it, peerGone). It joins before MPI_Init returns
                 // (awaitWelcome); until then its route is a placeholder that nothing uses.
                 joinLater[r] = true;
                 for (Transport t : transports) if (!t.name().equals("self")) route[r] = t;
@@ -216,6 +225,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     private final List<String[]> early = new ArrayList<>();
     private volatile boolean constructed;
+
+    @Override
+    public boolean peerGone(int peer) {
+        synchronized (early) {
+            for (String[] e : early) if (Integer.parseInt(e[0]) == peer) return true;
+            return false;
+        }
+    }
 
     /** Splits the transports into those that route some peer ({@link #busy}) and the idle ones. */
     private void classifyTransports() {
@@ -1417,6 +1434,29 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /** Set once {@link #transports} is complete (before the exchange): warm spares can be prepared for. */
+    private volatile boolean transportsOpen;
+
+    /** A warm spare is ready: each transport may connect to it ahead of need (in the background). */
+    @Override
+    public void spareReady(long procId, Map<String, byte[]> endpoints) {
+        if (!transportsOpen || closed) return;
+        for (Transport t : transports) {
+            var made = t.prepareSpare(procId, endpoints);
+            if (made != null && trace.on()) made.whenComplete((c, e) -> System.err.println("ftmpi: rank " + rank + ": "
+                    + (e == null ? "made a " + t.name() + " connection to warm spare (process id " + procId + ") ahead"
+                    : "could not connect to warm spare (process id " + procId + ") ahead: " + e.getMessage())));
+        }
+    }
+
+    @Override
+    public void spareGone(long procId) {
+        if (!transportsOpen) return;
+        for (Transport t : transports) t.dropSpare(procId);
+        if (trace.on()) System.err.println("ftmpi: rank " + rank + ": warm spare (process id " + procId
+                + ") is gone; the connections made to it ahead are closed");
+    }
+
     @Override
     public void processReplaced(int worldRank, long procId, String host, Map<String, byte[]> endpoints) {
         lock.lock();
@@ -1466,10 +1506,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         Transport best = null;
         String error = "no transport reaches it";
         trace.record(FtTrace.CONNECT, w, 0);
+        boolean premade = false;
         for (Transport t : transports) {
             try {
-                if (t.reconnect(w, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
+                int ahead = t.premadeConnections();
+                if (t.reconnect(w, newId, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
                     best = t;
+                    premade = t.premadeConnections() > ahead;
                 }
             } catch (IOException e) {
                 error = e.getMessage();
@@ -1479,7 +1522,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             peerFailure[w] = "its replacement could not be reached: " + error;
             return; // stays failed; the next round of the recovery handles it
         }
-        trace.record(FtTrace.CONNECTED, w, 0);
+        trace.record(premade ? FtTrace.PREMADE : FtTrace.CONNECTED, w, 0);
         route[w] = best;
         eagerLimit[w] = best.limits().eagerLimitBytes();
         fragment[w] = best.limits().maxFragmentBytes();

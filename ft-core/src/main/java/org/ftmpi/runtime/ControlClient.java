@@ -85,7 +85,7 @@ public final class ControlClient implements RankRuntime {
      *                    options)
      */
     public ControlClient(JobInfo preliminary, String host, int port) throws IOException {
-        this(preliminary, connect(preliminary.secret(), host, port));
+        this(preliminary, connect(preliminary.secret(), host, port), false);
     }
 
     /**
@@ -93,16 +93,28 @@ public final class ControlClient implements RankRuntime {
      * one of the rank it may become while it waits (see {@link Spare}), so that its MPI_Init
      * after a takeover does not connect and authenticate on the recovery's critical path.
      */
-    ControlClient(JobInfo preliminary, Connection c) {
+    ControlClient(JobInfo preliminary, Connection c, boolean registered) {
         this.preliminary = preliminary;
         this.deathTrace = "true".equals(preliminary.options().get(DEATH_TRACE));
+        this.registered = registered;
         socket = c.socket();
         in = c.in();
         out = c.out();
         org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.CONTROL, preliminary.rank());
-        Thread t = new Thread(this::readLoop, "ftmpi-control");
-        t.setDaemon(true);
-        t.start();
+        reader = new Thread(this::readLoop, "ftmpi-control");
+        reader.setDaemon(true);
+        // Registered already (a warm spare, at its assignment): frames may be waiting that need
+        // the listener (REPLACED, PROCESS_FAILED), so reading starts when it is set.
+        if (!registered) startReading();
+    }
+
+    /** A warm spare registered this rank on the connection at its assignment: exchange() only waits for the table. */
+    private final boolean registered;
+    private final Thread reader;
+    private final AtomicBoolean reading = new AtomicBoolean();
+
+    private void startReading() {
+        if (reading.compareAndSet(false, true)) reader.start();
     }
 
     @Override
@@ -122,9 +134,13 @@ public final class ControlClient implements RankRuntime {
             detector = d;
             eps.put(HeartbeatDetector.ENDPOINT_KEY, d.endpoint());
         }
-        DeathWatch.awaitHeld(); // the controller starts watching at REGISTER
-        send(ControlMessages.register(new ControlMessages.Register(p.rank(), p.procIds()[p.rank()],
-                p.hosts()[p.rank()], Map.copyOf(eps))));
+        if (registered) {
+            startReading();
+        } else {
+            DeathWatch.awaitHeld(); // the controller starts watching at REGISTER
+            send(ControlMessages.register(new ControlMessages.Register(p.rank(), p.procIds()[p.rank()],
+                    p.hosts()[p.rank()], Map.copyOf(eps))));
+        }
         try {
             return table.get();
         } catch (InterruptedException e) {
@@ -138,6 +154,7 @@ public final class ControlClient implements RankRuntime {
     @Override
     public void setListener(ControlListener l) {
         listener = l;
+        if (registered) startReading();
     }
 
     @Override
@@ -256,6 +273,16 @@ public final class ControlClient implements RankRuntime {
                 if (l != null && r.rank() != preliminary.rank()) {
                     l.processReplaced(r.rank(), r.procId(), r.host(), r.endpoints());
                 }
+            }
+            case FrameType.SPARE_READY -> {
+                ControlMessages.Register s = ControlMessages.register(f);
+                ControlListener l = listener;
+                if (l != null) l.spareReady(s.procId(), s.endpoints());
+            }
+            case FrameType.SPARE_GONE -> {
+                long id = f.reader().getLong();
+                ControlListener l = listener;
+                if (l != null) l.spareGone(id);
             }
             case FrameType.ABORT -> {
                 ControlMessages.Abort a = ControlMessages.abort(f);

@@ -28,4 +28,13 @@ public interface ControlListener {
      * as process {@code procId} and published these endpoints.
      */
     default void processReplaced(int rank, long procId, String host, java.util.Map<String, byte[]> endpoints) {}
+
+    /**
+     * Comm-mode rebuild with warm spares: the warm spare {@code procId} is ready and listens at
+     * these endpoints (its connections can be made ahead of a failure).
+     */
+    default void spareReady(long procId, java.util.Map<String, byte[]> endpoints) {}
+
+    /** The warm spare {@code procId} died or ended: connections made to it ahead are closed. */
+    default void spareGone(long procId) {}
 }

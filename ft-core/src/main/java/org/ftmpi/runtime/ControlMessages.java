@@ -32,19 +32,31 @@ final class ControlMessages {
     record Failed(int rank, long procId, String how) {}
 
     static Frame register(Register r) {
-        PayloadWriter w = new PayloadWriter().putInt(r.rank()).putLong(r.procId()).putString(r.host());
-        putEndpoints(w, r.endpoints());
-        return w.toFrame(FrameType.REGISTER);
+        return register(FrameType.REGISTER, r);
     }
 
     /** REPLACED: the REGISTER of a replacement, passed on to the other ranks. */
     static Frame replaced(Register r) {
-        PayloadWriter w = new PayloadWriter().putInt(r.rank()).putLong(r.procId()).putString(r.host());
-        putEndpoints(w, r.endpoints());
-        return w.toFrame(FrameType.REPLACED);
+        return register(FrameType.REPLACED, r);
     }
 
-    /** Decodes REGISTER or REPLACED. */
+    /** SPARE (spare to controller) or SPARE_READY (controller to ranks): a warm spare, rank -1. */
+    static Frame spare(int type, long procId, String host, Map<String, byte[]> endpoints) {
+        return register(type, new Register(-1, procId, host, endpoints));
+    }
+
+    /** SPARE_GONE: the spare's procId. */
+    static Frame spareGone(long procId) {
+        return new PayloadWriter().putLong(procId).toFrame(FrameType.SPARE_GONE);
+    }
+
+    private static Frame register(int type, Register r) {
+        PayloadWriter w = new PayloadWriter().putInt(r.rank()).putLong(r.procId()).putString(r.host());
+        putEndpoints(w, r.endpoints());
+        return w.toFrame(type);
+    }
+
+    /** Decodes REGISTER, REPLACED, SPARE or SPARE_READY. */
     static Register register(Frame f) throws FrameException {
         PayloadReader r = f.reader();
         Register reg = new Register(r.getInt(), r.getLong(), r.getString(), getEndpoints(r));

@@ -213,9 +213,28 @@ public final class Controller implements AutoCloseable {
         return l;
     }
 
-    /** A warm spare died: it is no longer handed to a failed rank. */
+    /** A warm spare died: it is no longer handed to a failed rank, and the ranks drop what they made for it. */
     public synchronized void dropSpare(long procId) {
-        idleSpares.removeIf(c -> c.spareProcId == procId);
+        for (int i = 0; i < idleSpares.size(); i++) {
+            if (idleSpares.get(i).spareProcId == procId) spareGone(idleSpares.remove(i));
+        }
+    }
+
+    /** Tells the ranks that the idle spare {@code c} is gone (SPARE_GONE); under the lock. */
+    private void spareGone(Conn c) {
+        if (closed || !tableSent) return;
+        Frame f = ControlMessages.spareGone(c.spareProcId);
+        for (Conn x : all) if (x.rank >= 0) x.trySend(f);
+    }
+
+    /**
+     * Tells rank connection {@code to} (or every rank when null) of the idle spare {@code s}
+     * (SPARE_READY), so that it connects to the spare ahead of need; under the lock. Only once
+     * the ranks have their table (their engines exist).
+     */
+    private void announceSpare(Conn s, Conn to) {
+        if (closed || !tableSent || s.spareFrame == null) return;
+        for (Conn x : to == null ? all : List.of(to)) if (x.rank >= 0) x.trySend(s.spareFrame);
     }
 
     /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
@@ -321,7 +340,7 @@ public final class Controller implements AutoCloseable {
         }
         synchronized (this) {
             all.remove(c);
-            idleSpares.remove(c);
+            if (idleSpares.remove(c)) spareGone(c);
             if (c.rank >= 0) connectionEnded.add(procIds[c.rank]);
             if (!closed && protocolError) {
                 console.message("warning: closing the control connection of "
@@ -338,15 +357,18 @@ public final class Controller implements AutoCloseable {
             case FrameType.REGISTER -> register(c, ControlMessages.register(f));
             case FrameType.SPARE -> {
                 if (c.rank >= 0 || c.spareProcId != 0) throw new IOException("unexpected SPARE");
-                long id = f.reader().getLong();
+                ControlMessages.Register s = ControlMessages.register(f);
+                long id = s.procId();
                 int rank = -1;
                 synchronized (this) {
                     c.spareProcId = id;
+                    c.spareFrame = ControlMessages.spare(FrameType.SPARE_READY, id, s.host(), s.endpoints());
                     if (!closed && !waitingForSpare.isEmpty()) {
                         rank = waitingForSpare.poll();
                         assign(rank, c);
                     } else if (!closed) {
                         idleSpares.add(c);
+                        announceSpare(c, null);
                     }
                 }
                 console.log("warm spare (process id " + id + ") is ready");
@@ -427,6 +449,7 @@ public final class Controller implements AutoCloseable {
                 x.trySend(table);
             }
             console.log("endpoint exchange complete: sent the table of " + size + " ranks");
+            for (Conn s : idleSpares) announceSpare(s, null);
         }
         return impossible;
     }
@@ -446,6 +469,7 @@ public final class Controller implements AutoCloseable {
                     : new ControlMessages.Entry(procIds[i], "", java.util.Map.of()));
         }
         c.trySend(ControlMessages.table(rows));
+        for (Conn s : idleSpares) announceSpare(s, c);
         Frame rep = ControlMessages.replaced(r);
         for (Conn x : all) {
             if (x != c && x.rank >= 0 && x.rank != r.rank()) x.trySend(rep);
@@ -494,6 +518,8 @@ public final class Controller implements AutoCloseable {
         volatile int rank = -1;
         /** Process id of a warm spare connection (0 otherwise). */
         volatile long spareProcId;
+        /** A warm spare's SPARE_READY for the ranks (its procId and endpoints), else null. */
+        volatile Frame spareFrame;
 
         Conn(Socket s) throws IOException {
             socket = s;

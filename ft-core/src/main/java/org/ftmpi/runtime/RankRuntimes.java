@@ -77,7 +77,7 @@ public final class RankRuntimes {
                 ctlHost = ctlHost.substring(1, ctlHost.length() - 1);
             }
             ControlClient.Connection made = Spare.takeRankConnection();
-            if (made != null) return new ControlClient(pre, made);
+            if (made != null) return new ControlClient(pre, made, true);
             return new ControlClient(pre, ctlHost,
                     Integer.parseInt(ctl.substring(colon + 1)));
         } catch (IOException e) {
@@ -101,7 +101,7 @@ public final class RankRuntimes {
         }
     }
 
-    private static String localHost() {
+    static String localHost() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {

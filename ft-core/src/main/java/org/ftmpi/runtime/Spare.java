@@ -13,7 +13,7 @@ import org.ftmpi.runtime.wire.Auth;
 import org.ftmpi.runtime.wire.Frame;
 import org.ftmpi.runtime.wire.FrameCodec;
 import org.ftmpi.runtime.wire.FrameType;
-import org.ftmpi.runtime.wire.PayloadWriter;
+import org.ftmpi.transport.tcp.TcpSparePort;
 
 /**
  * A warm spare (ftmpirun -sp, FT-MPI comm-mode REBUILD): a rank JVM started ahead of need, with
@@ -27,6 +27,12 @@ import org.ftmpi.runtime.wire.PayloadWriter;
  * its MPI_Init after a takeover uses that one ({@link #takeRankConnection}) instead of
  * connecting then, which took 35-50 ms of the recovery at a load average of 20
  * (docs/benchmarks.md, "Issue 8, session 6").
+ *
+ * <p>It also opens, from the start, the TCP listener its rank's transport will use
+ * ({@link TcpSparePort}) and publishes it in SPARE; the controller passes it on to the ranks
+ * (SPARE_READY), which connect and authenticate to it in the background. After a takeover the
+ * survivors bind the rank to those connections instead of connecting (docs/fault-tolerance.md,
+ * "REBUILD, cold respawn and warm spares").
  */
 final class Spare {
     private Spare() {}
@@ -34,7 +40,10 @@ final class Spare {
     /** The rank's control connection, made while waiting; taken by the first MPI_Init after the takeover. */
     private static volatile ControlClient.Connection rankConnection;
 
-    /** The control connection this spare made for the rank it took over, once; else null. */
+    /**
+     * The control connection this spare made for the rank it took over, once; else null. The
+     * spare registered as that rank on it already, at the assignment ({@link #awaitAssignment}).
+     */
     static ControlClient.Connection takeRankConnection() {
         ControlClient.Connection c = rankConnection;
         rankConnection = null;
@@ -49,10 +58,15 @@ final class Spare {
         String host = ctl.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
         int port = Integer.parseInt(ctl.substring(colon + 1));
+        Map<String, byte[]> endpoints;
         try {
             rankConnection = ControlClient.connect(secret, host, port);
+            endpoints = Map.of("tcp", TcpSparePort.open(Long.parseUnsignedLong(env.get(RuntimeEnv.JOB_ID), 16),
+                    Integer.parseInt(env.get(RuntimeEnv.SIZE)), secret,
+                    RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS)).getOrDefault("tcp-bind", "127.0.0.1")));
         } catch (IOException e) {
             System.exit(0); // the controller is gone: nothing to take over
+            return -1;
         }
         try (Socket s = new Socket()) {
             s.setTcpNoDelay(true);
@@ -61,12 +75,14 @@ final class Spare {
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             Auth.client(in, out, secret);
             DeathWatch.awaitHeld(); // the controller starts watching at SPARE
-            FrameCodec.write(out, new PayloadWriter().putLong(procId).toFrame(FrameType.SPARE));
+            FrameCodec.write(out, ControlMessages.spare(FrameType.SPARE, procId,
+                    env.getOrDefault(RuntimeEnv.HOST, ""), endpoints));
             Frame f;
             while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {
                 if (f.type() == FrameType.ASSIGN) {
                     int rank = f.reader().getInt();
                     org.ftmpi.p2p.FtTrace.spareAssigned(rank);
+                    register(rank, procId, env, endpoints);
                     return rank;
                 }
             }
@@ -75,6 +91,23 @@ final class Spare {
         }
         System.exit(0);
         return -1;
+    }
+
+    /**
+     * Registers as {@code rank} at once, on the rank's control connection, with the endpoints
+     * this spare listens at already: the controller announces the replacement (REPLACED) and
+     * the survivors bind the rank to their pre-made connections and finish their recovery while
+     * the user's main starts; the TABLE waits on the connection for MPI_Init, whose exchange
+     * does not register again. The takeover is a state change: nothing after the failure waits
+     * for the replacement's start-up.
+     */
+    private static void register(int rank, long procId, Map<String, String> env, Map<String, byte[]> endpoints)
+            throws IOException {
+        String host = env.getOrDefault(RuntimeEnv.HOST, "");
+        if (host.isEmpty()) host = RankRuntimes.localHost();
+        ControlClient.Connection c = rankConnection;
+        FrameCodec.write(c.out(), ControlMessages.register(new ControlMessages.Register(rank, procId, host, endpoints)));
+        org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.REGISTERED, rank);
     }
 
     /** Loads the rank classes, then runs {@link WarmUp#run} in full before the spare reports ready. */

@@ -39,4 +39,13 @@ public interface FrameSink {
 
     /** The connection to {@code peer} failed; the peer must be treated as unreachable. */
     void onPeerLost(int peer, String cause);
+
+    /**
+     * While {@link Transport#connect} runs: whether the process of {@code peer} is known to have
+     * failed already, so that a replacement (FT-MPI REBUILD) does not wait for its connection.
+     * By default never.
+     */
+    default boolean peerGone(int peer) {
+        return false;
+    }
 }

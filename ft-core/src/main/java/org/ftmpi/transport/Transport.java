@@ -70,6 +70,38 @@ public interface Transport extends AutoCloseable {
         return false;
     }
 
+    /**
+     * {@link #reconnect(int, java.util.Map)} to the replacement process {@code procId}: a
+     * transport that made a connection to that process ahead of need ({@link #prepareSpare})
+     * binds the rank to it instead of connecting now.
+     */
+    default boolean reconnect(int worldRank, long procId, java.util.Map<String, byte[]> endpoints) throws IOException {
+        return reconnect(worldRank, endpoints);
+    }
+
+    /**
+     * FT-MPI REBUILD with warm spares: the job has a warm spare, process {@code procId}, that
+     * listens at {@code endpoints}. A transport may connect to it now, in the background (never
+     * under the progress lock, never polling it), so that a takeover finds the connection made.
+     * Called on the control thread; must not block. Returns what completes when the connection is
+     * made (diagnostics), or null when this transport makes none (the default).
+     */
+    default java.util.concurrent.CompletionStage<?> prepareSpare(long procId, java.util.Map<String, byte[]> endpoints) {
+        return null;
+    }
+
+    /** The warm spare {@code procId} is gone: a connection made to it ahead is closed. By default nothing. */
+    default void dropSpare(long procId) {}
+
+    /**
+     * How many connections made ahead of need this transport has taken into use: in a rank, the
+     * replacements it bound to a connection made by {@link #prepareSpare}; in a warm spare that
+     * took over a rank, the connections the ranks had made to it before the takeover.
+     */
+    default int premadeConnections() {
+        return 0;
+    }
+
     @Override
     void close();
 }

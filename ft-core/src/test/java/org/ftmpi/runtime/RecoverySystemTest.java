@@ -151,13 +151,72 @@ class RecoverySystemTest {
                 "rebuild", "--recovery-mode", "auto", "--opt", "ft-trace=true"), "rebuild", "2"));
         assertTrue(r.err().contains("rank 2 is taken over by a warm spare (pid"), r.err());
         rebuilt(r);
-        inOrder(r, 2, "spare assigned rank 2", "user main started", "control connection authenticated",
-                "MPI_Init started", "endpoints exchanged", "welcomed, generation 1");
+        inOrder(r, 2, "spare assigned rank 2", "registered at the assignment as rank 2", "user main started",
+                "control connection authenticated", "MPI_Init started", "endpoints exchanged",
+                "pre-made connections taken from the warm spare's listener", "welcomed, generation 1");
         for (int me : new int[] {0, 1, 3}) {
             inOrder(r, me, "told of the failure of rank 2", "recovery entered, generation 1", "decided, value 1, failed 1",
                     "COMM_WORLD rebuilt, generation 1", "recovery done, generation 1");
             inOrder(r, me, "replacement announced for rank 2", "connecting to the replacement of rank 2",
                     "connected to rank 2", "COMM_WORLD rebuilt, generation 1");
+        }
+    }
+
+    private static final java.util.regex.Pattern SPARE_PID = java.util.regex.Pattern.compile(
+            "started warm spare process id (\\d+) as pid (\\d+)");
+
+    /**
+     * Warm spares pre-connected (issue 8, session 7): every rank connects to both spares ahead
+     * of any failure; spare 5 is SIGKILLed with those connections open: every rank drops them
+     * and goes on communicating (no error reaches the program); then rank 2 dies and spare 6
+     * takes it over: the survivors bind rank 2 to the connections they made ahead, the spare
+     * takes them from its listener, and the job ends as any REBUILD.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRankKilledAfterASpareDiedIsTakenOverOnConnectionsMadeAhead() throws Exception {
+        java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-spare-pool").resolve("gate");
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "-sp", "2", "-v",
+                "--comm-mode", "rebuild", "--recovery-mode", "auto", "--opt", "ft-trace=true"),
+                "spare-pool", "2", gate.toString()), null, null);
+        try {
+            org.ftmpi.testutil.Await.until("every rank connected to both spares ahead", java.time.Duration.ofSeconds(90), () -> {
+                String e = DetectionSystemTest.errSoFar(run);
+                for (int me = 0; me < 4; me++) {
+                    for (int spare = 5; spare <= 6; spare++) {
+                        if (!e.contains("ftmpi: rank " + me + ": made a tcp connection to warm spare (process id "
+                                + spare + ") ahead")) return false;
+                    }
+                }
+                return true;
+            });
+            java.util.regex.Matcher m = SPARE_PID.matcher(DetectionSystemTest.errSoFar(run));
+            long[] pid = new long[7];
+            while (m.find()) pid[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(2));
+            DetectionSystemTest.signal("KILL", pid[5]);
+            org.ftmpi.testutil.Await.until("every rank dropped spare 5", java.time.Duration.ofSeconds(60), () -> {
+                String e = DetectionSystemTest.errSoFar(run);
+                for (int me = 0; me < 4; me++) {
+                    if (!e.contains("ftmpi: rank " + me + ": warm spare (process id 5) is gone")) return false;
+                }
+                return true;
+            });
+            java.nio.file.Files.createFile(gate);
+            FtmpirunSystemTest.Result r = run.await();
+            assertTrue(r.err().contains("rank 2 is taken over by a warm spare (pid " + pid[6] + ", process id 6)"), r.err());
+            rebuilt(r);
+            for (int me : new int[] {0, 1, 3}) {
+                has(r, "rank " + me + " gate passed");
+                inOrder(r, me, "connecting to the replacement of rank 2",
+                        "connected to rank 2 over the connection made ahead to the warm spare", "COMM_WORLD rebuilt");
+            }
+            inOrder(r, 2, "spare assigned rank 2", "registered at the assignment as rank 2",
+                    "pre-made connections taken from the warm spare's listener: 3", "welcomed, generation 1");
+            assertFalse(r.err().contains("rejected"), r.err());
+        } finally {
+            run.p.destroyForcibly();
+            java.nio.file.Files.deleteIfExists(gate);
+            java.nio.file.Files.deleteIfExists(gate.getParent());
         }
     }
 

@@ -32,10 +32,20 @@ public final class FrameType {
      * its new procId, host, endpoints; the layout of REGISTER).
      */
     public static final int REPLACED = 18;
-    /** Warm spare to controller: a spare JVM is ready (its procId). */
+    /**
+     * Warm spare to controller: a spare JVM is ready (rank -1, its procId, host, and the
+     * endpoints it listens at already; the layout of REGISTER).
+     */
     public static final int SPARE = 19;
     /** Controller to warm spare: take over this rank (rank). */
     public static final int ASSIGN = 20;
+    /**
+     * Controller to rank: a warm spare is ready (the spare's SPARE, passed on); the rank may
+     * connect to it ahead of need.
+     */
+    public static final int SPARE_READY = 21;
+    /** Controller to rank: the warm spare (procId) died or ended; connections made to it ahead are closed. */
+    public static final int SPARE_GONE = 22;
 
     private FrameType() {}
 
@@ -56,6 +66,8 @@ public final class FrameType {
             case REPLACED -> "REPLACED";
             case SPARE -> "SPARE";
             case ASSIGN -> "ASSIGN";
+            case SPARE_READY -> "SPARE_READY";
+            case SPARE_GONE -> "SPARE_GONE";
             default -> "type " + type;
         };
     }

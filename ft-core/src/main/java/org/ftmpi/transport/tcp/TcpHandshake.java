@@ -25,6 +25,8 @@ import org.ftmpi.Version;
  */
 final class TcpHandshake {
     static final int MAGIC = 0x464d544a; // "FTMJ"
+    /** The message of the IOException when the peer closes the connection during the handshake. */
+    static final String CLOSED = "connection closed during handshake";
     private static final int NONCE = 16;
     private static final int MAC = 32;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -71,6 +73,21 @@ final class TcpHandshake {
         return rank;
     }
 
+    /**
+     * A connection to a replacement (FT-MPI REBUILD: a survivor's reconnect, or a warm spare's
+     * pre-made connection) carries, after the handshake, the connector's process id: the
+     * replacement takes only connections from the processes its table names, so a connection
+     * pre-made by a process that has died since is closed, not taken for its rank's new one.
+     */
+    static void writeProcId(SocketChannel ch, long procId) throws IOException {
+        writeFully(ch, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, procId));
+    }
+
+    /** Reads what {@link #writeProcId} wrote. */
+    static long readProcId(SocketChannel ch) throws IOException {
+        return readFully(ch, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
     private static byte[] nonce() {
         byte[] n = new byte[NONCE];
         RANDOM.nextBytes(n);
@@ -91,14 +108,14 @@ final class TcpHandshake {
 
     private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
-            if (ch.write(b) < 0) throw new IOException("connection closed during handshake");
+            if (ch.write(b) < 0) throw new IOException(CLOSED);
         }
     }
 
     /** Reads through the socket adaptor, which honours SO_TIMEOUT (channel reads do not). */
     private static ByteBuffer readFully(SocketChannel ch, int n) throws IOException {
         byte[] b = ch.socket().getInputStream().readNBytes(n);
-        if (b.length < n) throw new IOException("connection closed during handshake");
+        if (b.length < n) throw new IOException(CLOSED);
         return ByteBuffer.wrap(b);
     }
 }

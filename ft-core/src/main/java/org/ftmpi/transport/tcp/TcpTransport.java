@@ -35,6 +35,8 @@ final class TcpTransport implements Transport {
     static final int MAX_FRAGMENT = 512 * 1024;
     private static final int MAX_FRAME = FrameHeader.BYTES + MAX_FRAGMENT;
     private static final int CONNECT_TIMEOUT_MS = 60_000;
+    /** A replacement waiting for the survivors' connections checks this often whether one of them is known dead. */
+    private static final int ACCEPT_SLICE_MS = 20;
     /** Frames with payloads up to this size are copied into staging and written with one write. */
     private static final int COALESCE_MAX = 8 * 1024;
     /** DATA payloads at least this large are read straight into their receive buffer. */
@@ -48,6 +50,16 @@ final class TcpTransport implements Transport {
     private final FrameSink sink;
     private final ServerSocketChannel server;
     private final byte[] endpoint;
+    /** A warm spare's listener, open since the spare started, when this process is one that took over a rank; else null. */
+    private final TcpSparePort sparePort;
+    /**
+     * FT-MPI REBUILD: connections to warm spares made ahead of need ({@link #prepareSpare}), by
+     * the spare's process id; taken by {@link #reconnect} when that spare replaces a rank. Never
+     * polled: they cost the fault-free path nothing. Filled by background threads.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Long, java.util.concurrent.CompletableFuture<SocketChannel>> premade =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile boolean closing;
     private Conn[] conns;
     private final List<Conn> live = new ArrayList<>();
     /** Staging buffer for frames whose payload lives on the Java heap. */
@@ -58,13 +70,25 @@ final class TcpTransport implements Transport {
     TcpTransport(JobInfo pre, FrameSink sink) throws IOException {
         this.pre = pre;
         this.sink = sink;
+        // A warm spare that took over a rank keeps the listener the ranks pre-connected to.
+        sparePort = Boolean.parseBoolean(pre.option("restarted", "false")) ? TcpSparePort.take() : null;
+        if (sparePort != null) {
+            server = sparePort.server;
+            endpoint = sparePort.endpoint;
+            return;
+        }
         String bind = pre.option("tcp-bind", "127.0.0.1");
         server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(bind, 0), 256);
+        endpoint = endpointOf(server);
+    }
+
+    /** "host:port" of a bound listener. */
+    static byte[] endpointOf(ServerSocketChannel server) throws IOException {
         InetSocketAddress local = (InetSocketAddress) server.getLocalAddress();
         String host = local.getAddress().isAnyLocalAddress()
                 ? java.net.InetAddress.getLocalHost().getHostAddress() : local.getAddress().getHostAddress();
-        endpoint = (host + ":" + local.getPort()).getBytes(StandardCharsets.UTF_8);
+        return (host + ":" + local.getPort()).getBytes(StandardCharsets.UTF_8);
     }
 
     @Override public String name() { return "tcp"; }
@@ -83,21 +107,23 @@ final class TcpTransport implements Transport {
         int me = job.rank();
         conns = new Conn[job.size()];
         // A replacement (FT-MPI REBUILD, job option restarted) only accepts: every live rank
-        // connects to it when its recovery ends (reconnect).
+        // connects to it when its recovery ends (reconnect), or did so before (warm spare).
         boolean replacement = Boolean.parseBoolean(job.option("restarted", "false"));
+        if (replacement) {
+            acceptSurvivors(job);
+            return;
+        }
         // Connect to every lower rank, then accept every higher one: rank 0 only accepts, so
         // by induction every connect finds its acceptor.
-        for (int peer = 0; peer < (replacement ? 0 : me); peer++) {
+        for (int peer = 0; peer < me; peer++) {
             Map<String, byte[]> ep = job.endpoints().get(peer);
             byte[] addr = ep == null ? null : ep.get("tcp");
             if (addr == null) continue;
             dial(peer, addr, job);
         }
         int expected = 0;
-        for (int peer = replacement ? 0 : me + 1; peer < job.size(); peer++) {
-            if (peer == me) continue;
-            Map<String, byte[]> ep = job.endpoints().get(peer);
-            if (ep != null && ep.containsKey("tcp")) expected++;
+        for (int peer = me + 1; peer < job.size(); peer++) {
+            if (hasTcp(job, peer)) expected++;
         }
         server.socket().setSoTimeout(CONNECT_TIMEOUT_MS);
         while (expected > 0) {
@@ -112,21 +138,158 @@ final class TcpTransport implements Transport {
                 ch.close();
                 continue;
             }
-            if ((replacement ? peer == me : peer <= me) || peer >= conns.length || conns[peer] != null) {
+            if (peer <= me || peer >= conns.length || conns[peer] != null) {
                 System.err.println("ftmpi: rank " + me + ": rejected a duplicate connection claiming rank " + peer);
                 ch.close();
                 continue;
             }
-            install(peer, ch);
+            installOrFail(peer, ch);
             expected--;
         }
         server.close();
     }
 
+    private static boolean hasTcp(JobInfo job, int peer) {
+        Map<String, byte[]> ep = job.endpoints().get(peer);
+        return ep != null && ep.containsKey("tcp");
+    }
+
+    /** A connection accepted and authenticated by a replacement: the connector's rank and process id. */
+    record Accepted(int rank, long procId, SocketChannel ch) {}
+
+    /** The acceptor's side of a connection to a replacement: the handshake, then the connector's process id. */
+    static Accepted authenticateReplacementPeer(SocketChannel ch, byte[] secret, long jobId, int size) throws IOException {
+        ch.socket().setSoTimeout(10_000);
+        int peer = TcpHandshake.accept(ch, secret, jobId, size);
+        return new Accepted(peer, TcpHandshake.readProcId(ch), ch);
+    }
+
+    /**
+     * A replacement's connect: takes one connection from every live rank of its table, by the
+     * rank's current process. A warm spare's listener has accepted the survivors' pre-made
+     * connections already, so they are taken from its queue; any others (a rank that had no
+     * connection ready, or a replacement) are accepted now. A connection from a process the table
+     * does not name any more (made ahead by a process that has died since) is closed.
+     */
+    private void acceptSurvivors(JobInfo job) throws IOException {
+        int me = job.rank();
+        boolean[] waiting = new boolean[job.size()];
+        int expected = 0;
+        for (int peer = 0; peer < job.size(); peer++) {
+            waiting[peer] = peer != me && hasTcp(job, peer);
+            if (waiting[peer]) expected++;
+        }
+        if (sparePort == null) server.socket().setSoTimeout(ACCEPT_SLICE_MS);
+        int ahead = sparePort == null ? 0 : sparePort.ready(); // the first ones taken were made before the takeover
+        long deadline = System.nanoTime() + CONNECT_TIMEOUT_MS * 1_000_000L;
+        try {
+            while (expected > 0) {
+                Accepted a = nextSurvivor(job);
+                if (a == null) { // none within a slice: stop waiting for peers known dead meanwhile
+                    for (int peer = 0; peer < waiting.length; peer++) {
+                        if (waiting[peer] && sink.peerGone(peer)) {
+                            waiting[peer] = false;
+                            expected--;
+                        }
+                    }
+                    if (System.nanoTime() - deadline > 0) throw new IOException("rank " + me
+                            + ": no connection from every other rank within " + CONNECT_TIMEOUT_MS + " ms");
+                    continue;
+                }
+                int peer = a.rank();
+                boolean premadeOne = ahead-- > 0;
+                // A connection made ahead by a process that has died since (or by this rank's
+                // old process) is not a peer now; one whose process died is closed by the
+                // kernel already (the peer then joins as a replacement, see Engine).
+                if (peer == me || !waiting[peer] || a.procId() != job.procIds()[peer] || !install(peer, a.ch())) {
+                    closeQuietly(a.ch());
+                    continue;
+                }
+                waiting[peer] = false;
+                expected--;
+                if (premadeOne) premadeTaken++;
+            }
+        } finally {
+            if (sparePort != null) sparePort.close();
+            server.close();
+        }
+    }
+
+    /** The next authenticated connection to this replacement, or null when none came within {@link #ACCEPT_SLICE_MS}. */
+    private Accepted nextSurvivor(JobInfo job) throws IOException {
+        if (sparePort != null) return sparePort.next(ACCEPT_SLICE_MS);
+        SocketChannel ch;
+        try {
+            ch = server.socket().accept().getChannel();
+        } catch (java.net.SocketTimeoutException e) {
+            return null;
+        }
+        try {
+            return authenticateReplacementPeer(ch, job.secret(), job.jobId(), job.size());
+        } catch (IOException e) {
+            System.err.println("ftmpi: rank " + job.rank() + ": rejected a TCP connection from "
+                    + ch.getRemoteAddress() + ": " + e.getMessage());
+            ch.close();
+            return null;
+        }
+    }
+
+    /** Connections made ahead of need taken into use (see {@link #premadeConnections}); diagnostics. */
+    private int premadeTaken;
+
+    @Override
+    public int premadeConnections() {
+        return premadeTaken;
+    }
+
+    static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    /**
+     * FT-MPI REBUILD: connects to warm spare {@code procId} now, in the background (a daemon
+     * thread; nothing under the progress lock), so that when it replaces a rank {@link #reconnect}
+     * binds the rank to this connection instead of connecting and authenticating then.
+     */
+    @Override
+    public java.util.concurrent.CompletionStage<?> prepareSpare(long procId, Map<String, byte[]> endpoints) {
+        byte[] addr = endpoints.get("tcp");
+        if (addr == null || closing) return null;
+        var f = new java.util.concurrent.CompletableFuture<SocketChannel>();
+        if (premade.putIfAbsent(procId, f) != null) return null;
+        Thread.ofPlatform().daemon().name("ftmpi-preconnect-" + procId).start(() -> {
+            try {
+                SocketChannel ch = open(addr, pre);
+                TcpHandshake.writeProcId(ch, pre.procIds()[pre.rank()]);
+                f.complete(ch);
+                if (closing || premade.get(procId) != f) closeQuietly(ch); // dropped meanwhile
+            } catch (IOException | RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    @Override
+    public void dropSpare(long procId) {
+        var f = premade.remove(procId);
+        if (f != null) f.thenAccept(TcpTransport::closeQuietly);
+    }
+
     @Override
     public boolean reconnect(int worldRank, Map<String, byte[]> endpoints) throws IOException {
+        return reconnect(worldRank, -1, endpoints);
+    }
+
+    @Override
+    public boolean reconnect(int worldRank, long procId, Map<String, byte[]> endpoints) throws IOException {
         byte[] addr = endpoints.get("tcp");
         if (addr == null) return false;
+        SocketChannel made = takePremade(procId);
         Conn old = conns[worldRank];
         if (old != null) {
             old.dead = true;
@@ -139,12 +302,51 @@ final class TcpTransport implements Transport {
             }
             conns[worldRank] = null;
         }
-        dial(worldRank, addr, pre);
+        if (made != null) {
+            if (install(worldRank, made)) {
+                premadeTaken++;
+                return true;
+            }
+            closeQuietly(made); // the replacement closed it (it died): connecting now reports why
+        }
+        SocketChannel ch = open(addr, pre);
+        try {
+            TcpHandshake.writeProcId(ch, pre.procIds()[pre.rank()]);
+            installOrFail(worldRank, ch);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
         return true;
+    }
+
+    /** The pre-made connection to warm spare {@code procId}, waiting for it if it is being made; null if none. */
+    private SocketChannel takePremade(long procId) {
+        var f = premade.remove(procId);
+        if (f == null) return null;
+        try {
+            return f.get(CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return null; // not made: connect now
+        }
     }
 
     /** Connects to {@code peer} at endpoint {@code addr} ("host:port"), authenticates and installs. */
     private void dial(int peer, byte[] addr, JobInfo job) throws IOException {
+        SocketChannel ch = open(addr, job);
+        try {
+            installOrFail(peer, ch);
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** Connects to endpoint {@code addr} ("host:port") and authenticates as {@code job}'s rank. */
+    private static SocketChannel open(byte[] addr, JobInfo job) throws IOException {
         String s = new String(addr, StandardCharsets.UTF_8);
         int colon = s.lastIndexOf(':');
         SocketChannel ch = SocketChannel.open();
@@ -153,7 +355,7 @@ final class TcpTransport implements Transport {
                     Integer.parseInt(s.substring(colon + 1))), CONNECT_TIMEOUT_MS);
             ch.socket().setSoTimeout(CONNECT_TIMEOUT_MS);
             TcpHandshake.connect(ch, job.secret(), job.jobId(), job.rank());
-            install(peer, ch);
+            return ch;
         } catch (IOException | RuntimeException e) {
             // Close at once: a socket left open would stall the peer's (serial) accept loop
             // in its handshake read until that times out.
@@ -162,13 +364,24 @@ final class TcpTransport implements Transport {
         }
     }
 
-    private void install(int peer, SocketChannel ch) throws IOException {
+    /**
+     * Makes {@code ch} the connection to {@code peer}. Reads what has arrived already (kept for
+     * the first {@link #progress}): false, installing nothing, if the peer has closed it (a
+     * connection made ahead by a process that has died since).
+     */
+    private void installOrFail(int peer, SocketChannel ch) throws IOException {
+        if (!install(peer, ch)) throw new IOException("connection closed by rank " + peer);
+    }
+
+    private boolean install(int peer, SocketChannel ch) throws IOException {
         ch.socket().setSoTimeout(0);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         ch.configureBlocking(false);
         Conn c = new Conn(peer, ch);
+        if (ch.read(c.in) < 0) return false;
         conns[peer] = c;
         live.add(c);
+        return true;
     }
 
     @Override
@@ -365,6 +578,8 @@ final class TcpTransport implements Transport {
 
     @Override
     public void close() {
+        closing = true;
+        for (Long id : premade.keySet()) dropSpare(id);
         try {
             server.close();
         } catch (IOException ignored) {

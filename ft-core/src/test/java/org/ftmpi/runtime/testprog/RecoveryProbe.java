@@ -31,6 +31,8 @@ import mpi.Status;
  *     {@code MPI_Abort(7)} and the others wait to be ended by it;</li>
  * <li>{@code crashing-replacement VICTIM}: as {@code rebuild}, but every replacement exits 1
  *     before {@code MPI.Init}.</li>
+ * <li>{@code spare-pool VICTIM GATE}: the ranks run allreduces until the file GATE exists (the
+ *     test changes the spare pool meanwhile), then as {@code rebuild VICTIM}.</li>
  * </ul>
  * Output lines start with {@code rank R} (the rank in the original COMM_WORLD).
  */
@@ -49,6 +51,11 @@ public final class RecoveryProbe {
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         me = world.getRank();
+        if (mode.equals("spare-pool")) {
+            if (!MPI.isRestarted()) awaitGate(world, java.nio.file.Path.of(args[2]));
+            mode = "rebuild";
+            args = new String[] {mode, args[1]};
+        }
         if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of a victim
             say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
                     + Arrays.toString(MPI.getFailedRanks()));
@@ -164,6 +171,15 @@ public final class RecoveryProbe {
         }
         MPI.Finalize();
         say("finalized");
+    }
+
+    /** Allreduces (every rank in step) until some rank has seen {@code gate}, which the test creates. */
+    private static void awaitGate(Intracomm world, java.nio.file.Path gate) throws MPIException {
+        int[] seen = new int[1];
+        do {
+            world.allReduce(new int[] {java.nio.file.Files.exists(gate) ? 1 : 0}, seen, 1, MPI.INT, MPI.MAX);
+        } while (seen[0] == 0);
+        say("gate passed");
     }
 
     /** After a barrier {@code victim2} dies; the others see it in an allreduce (AUTO recovers), then sum again. */
