@@ -92,8 +92,10 @@ final class DirectBuffers {
             long raw = (long) MMAP.invokeExact(0L, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
             if (raw == -1L) return null;
             long start = (raw + HUGE_PAGE_BYTES - 1) & -HUGE_PAGE_BYTES;
+            unmap(raw, start - raw); // the alignment slack on both sides
+            unmap(start + mapped, raw + reserve - start - mapped);
             int rc = (int) MADVISE.invokeExact(start, mapped, MADV_HUGEPAGE); // a hint: failure leaves 4 KiB pages
-            MemorySegment seg = MemorySegment.ofAddress(start).reinterpret(mapped, Arena.ofAuto(), s -> unmap(raw, reserve));
+            MemorySegment seg = MemorySegment.ofAddress(start).reinterpret(mapped, Arena.ofAuto(), s -> unmap(start, mapped));
             return seg.asSlice(0, capacity).asByteBuffer().order(ByteOrder.nativeOrder());
         } catch (Throwable t) {
             return null;
@@ -101,6 +103,7 @@ final class DirectBuffers {
     }
 
     private static void unmap(long address, long bytes) {
+        if (bytes == 0) return;
         try {
             int rc = (int) MUNMAP.invokeExact(address, bytes);
         } catch (Throwable t) {
