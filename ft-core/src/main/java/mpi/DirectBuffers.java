@@ -11,12 +11,14 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Memory behind {@link MPI#newByteBuffer}: a buffer of at least {@link #HUGE_MIN_BYTES} is an
  * anonymous mapping of its own, 2 MiB-aligned, rounded up to whole 2 MiB pages and marked
  * {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages when it offers
  * them ({@code [madvise]} or {@code [always]} in {@code /sys/kernel/mm/transparent_hugepage/enabled}).
+ * At most {@link #MAPPED_LIMIT_BYTES} are mapped at a time (then {@code allocateDirect} again).
  * A large message then moves about twice as fast over shared memory: {@code process_vm_readv}
  * pins and walks the sender's pages one 4 KiB page at a time, which costs more than the copy
  * itself, and a huge page is one folio (C, 4 MiB read into this process on this 2-vCPU VM,
@@ -84,20 +86,41 @@ final class DirectBuffers {
         return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
     }
 
+    /**
+     * Bytes mapped for buffers that are not yet collected. Above {@link #MAPPED_LIMIT_BYTES}
+     * new buffers come from {@code allocateDirect}, whose own limit makes the JVM collect
+     * unreachable buffers (a program that drops large buffers in a loop allocates little heap
+     * and might otherwise never trigger the collection that unmaps them).
+     */
+    private static final AtomicLong MAPPED = new AtomicLong();
+    /** The default of {@code -XX:MaxDirectMemorySize}: the maximum heap size. */
+    static final long MAPPED_LIMIT_BYTES = Runtime.getRuntime().maxMemory();
+
     /** A huge-page mapping of {@code capacity} bytes, or null when the kernel refused the mapping. */
     private static ByteBuffer hugeOrNull(int capacity) {
         long mapped = (capacity + HUGE_PAGE_BYTES - 1) & -HUGE_PAGE_BYTES;
         long reserve = mapped + HUGE_PAGE_BYTES; // room to align the start to 2 MiB
+        if (MAPPED.addAndGet(mapped) > MAPPED_LIMIT_BYTES) {
+            MAPPED.addAndGet(-mapped);
+            return null;
+        }
         try {
             long raw = (long) MMAP.invokeExact(0L, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
-            if (raw == -1L) return null;
+            if (raw == -1L) {
+                MAPPED.addAndGet(-mapped);
+                return null;
+            }
             long start = (raw + HUGE_PAGE_BYTES - 1) & -HUGE_PAGE_BYTES;
             unmap(raw, start - raw); // the alignment slack on both sides
             unmap(start + mapped, raw + reserve - start - mapped);
             int rc = (int) MADVISE.invokeExact(start, mapped, MADV_HUGEPAGE); // a hint: failure leaves 4 KiB pages
-            MemorySegment seg = MemorySegment.ofAddress(start).reinterpret(mapped, Arena.ofAuto(), s -> unmap(start, mapped));
+            MemorySegment seg = MemorySegment.ofAddress(start).reinterpret(mapped, Arena.ofAuto(), s -> {
+                unmap(start, mapped);
+                MAPPED.addAndGet(-mapped);
+            });
             return seg.asSlice(0, capacity).asByteBuffer().order(ByteOrder.nativeOrder());
         } catch (Throwable t) {
+            MAPPED.addAndGet(-mapped);
             return null;
         }
     }

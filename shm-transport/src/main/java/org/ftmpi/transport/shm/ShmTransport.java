@@ -385,7 +385,7 @@ final class ShmTransport implements Transport {
         int count = 1;
         long bytes = plen;
         long position = p.in.consumerPosition() + PINNED_RECORD_BYTES;
-        while (count < BATCH_PIECES) {
+        while (count < config.cmaBatchPieces()) {
             long at = p.in.peekAt(position);
             if (at < 0 || p.in.recordKind(at) != KIND_PINNED || p.in.recordLength(at) != PINNED_RECORD_BYTES) break;
             MemorySegment h = batchHeaders[count];

@@ -364,6 +364,19 @@ class SingleCopyTest {
     }
 
     @Test
+    void theBatchSizeIsAJobOption() throws Exception {
+        assertEquals(Posix.CmaScratch.IOVECS, ShmConfig.from(new LocalJobRuntime(1, Map.of()).rank(0).preliminaryInfo())
+                .cmaBatchPieces());
+        assertEquals(1, ShmConfig.from(new LocalJobRuntime(1, Map.of("shm-cma-batch", "1")).rank(0).preliminaryInfo())
+                .cmaBatchPieces());
+        for (String bad : List.of("0", "65", "x")) {
+            JobInfo pre = new LocalJobRuntime(1, Map.of("shm-cma-batch", bad)).rank(0).preliminaryInfo();
+            java.io.IOException e = assertThrows(java.io.IOException.class, () -> ShmConfig.from(pre));
+            assertTrue(e.getMessage().contains("shm-cma-batch=" + bad), e.getMessage());
+        }
+    }
+
+    @Test
     void readingAProcessThatIsGoneFails() throws Exception {
         Process p = new ProcessBuilder("true").start();
         p.waitFor();
