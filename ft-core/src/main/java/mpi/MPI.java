@@ -431,8 +431,13 @@ public final class MPI {
 
     // ------------------------------------------------------------------ direct buffers
 
+    /**
+     * A direct buffer for communication, in native byte order. From 1 MiB on it is a mapping of
+     * its own backed by transparent huge pages where the kernel offers them, which makes large
+     * shared-memory transfers about twice as fast (see docs/architecture.md, "Buffers").
+     */
     public static ByteBuffer newByteBuffer(int capacity) {
-        return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+        return DirectBuffers.allocate(capacity);
     }
 
     public static CharBuffer newCharBuffer(int capacity) {

@@ -82,16 +82,31 @@ final class Posix {
         }
     }
 
-    /** Scratch memory for one {@link #processVmRead} caller: two iovecs and the errno state. */
+    /**
+     * Scratch memory for one {@link #processVmRead} caller: {@link #IOVECS} pairs of iovecs
+     * (local, remote; entry i of both has the same length) and the errno state.
+     */
     static final class CmaScratch {
+        /** Largest number of pieces one {@link #processVmReadv} call takes. */
+        static final int IOVECS = 64;
+        private static final int IOVEC_BYTES = 16;
         final MemorySegment local;
         final MemorySegment remote;
         final MemorySegment state;
 
         CmaScratch(Arena arena) {
-            local = arena.allocate(16, 8);
-            remote = arena.allocate(16, 8);
+            local = arena.allocate((long) IOVECS * IOVEC_BYTES, 8);
+            remote = arena.allocate((long) IOVECS * IOVEC_BYTES, 8);
             state = arena.allocate(CALL_STATE);
+        }
+
+        /** Sets piece {@code i}: {@code length} bytes from {@code remoteAddress} to {@code localAddress}. */
+        void piece(int i, long localAddress, long remoteAddress, long length) {
+            long at = (long) i * IOVEC_BYTES;
+            local.set(ValueLayout.JAVA_LONG, at, localAddress);
+            local.set(ValueLayout.JAVA_LONG, at + 8, length);
+            remote.set(ValueLayout.JAVA_LONG, at, remoteAddress);
+            remote.set(ValueLayout.JAVA_LONG, at + 8, length);
         }
     }
 
@@ -102,17 +117,44 @@ final class Posix {
      * @return 0 on success, else the errno of the failing call (or -1 if no byte moved)
      */
     static int processVmRead(CmaScratch s, long pid, MemorySegment dst, long remoteAddress, long length) {
-        long done = 0;
+        s.piece(0, dst.address(), remoteAddress, length);
+        return processVmReadv(s, pid, 1);
+    }
+
+    /**
+     * Reads the first {@code count} pieces set in {@code s} ({@link CmaScratch#piece}) from
+     * process {@code pid} with one {@code process_vm_readv} call, and more only when the kernel
+     * stops early (a partial read resumes at the first byte not read; the call that then fails
+     * gives the errno). Rewrites the pieces it resumes.
+     *
+     * @return 0 on success, else the errno of the failing call (or -1 if no byte moved)
+     */
+    static int processVmReadv(CmaScratch s, long pid, int count) {
+        if (count < 1 || count > CmaScratch.IOVECS) {
+            throw new IllegalArgumentException("count " + count + " is not between 1 and " + CmaScratch.IOVECS);
+        }
+        int first = 0;
         try {
-            while (done < length) {
-                s.local.set(ValueLayout.JAVA_LONG, 0, dst.address() + done);
-                s.local.set(ValueLayout.JAVA_LONG, 8, length - done);
-                s.remote.set(ValueLayout.JAVA_LONG, 0, remoteAddress + done);
-                s.remote.set(ValueLayout.JAVA_LONG, 8, length - done);
-                long n = (long) PROCESS_VM_READV.invokeExact(s.state, (int) pid, s.local, 1L, s.remote, 1L, 0L);
+            while (first < count) {
+                long at = (long) first * CmaScratch.IOVEC_BYTES;
+                MemorySegment local = first == 0 ? s.local : s.local.asSlice(at);
+                MemorySegment remote = first == 0 ? s.remote : s.remote.asSlice(at);
+                long n = (long) PROCESS_VM_READV.invokeExact(s.state, (int) pid, local, (long) (count - first),
+                        remote, (long) (count - first), 0L);
                 if (n < 0) return (int) ERRNO.get(s.state, 0L);
                 if (n == 0) return -1;
-                done += n;
+                while (first < count && n > 0) { // skip the pieces read whole, shorten the one read in part
+                    long pieceAt = (long) first * CmaScratch.IOVEC_BYTES;
+                    long len = s.local.get(ValueLayout.JAVA_LONG, pieceAt + 8);
+                    if (n >= len) {
+                        n -= len;
+                        first++;
+                    } else {
+                        s.piece(first, s.local.get(ValueLayout.JAVA_LONG, pieceAt) + n,
+                                s.remote.get(ValueLayout.JAVA_LONG, pieceAt) + n, len - n);
+                        n = 0;
+                    }
+                }
             }
             return 0;
         } catch (Throwable t) {

@@ -11,15 +11,18 @@ import org.ftmpi.transport.FrameHeader;
  * {@code shm-dir} (default /dev/shm), {@code shm-ring-bytes} (per direction and pair; a power
  * of two; default 1 MiB up to 16 ranks, else 256 KiB), {@code shm-cma} ({@code auto} or
  * {@code off}), {@code shm-unsafe} ({@code true}: Chronicle control words; {@code false}: JDK
- * VarHandles only). Thresholds follow from the ring size.
+ * VarHandles only), {@code shm-cma-batch} (most PINNED records read with one process_vm_readv,
+ * 1 to {@value Posix.CmaScratch#IOVECS}; default {@value Posix.CmaScratch#IOVECS}). Thresholds
+ * follow from the ring size.
  *
  * @param eagerLimitBytes  largest eager payload: min(32 KiB, max fragment)
  * @param maxFragmentBytes largest DATA fragment: min(128 KiB, ring / 8), so that eight are in
  *                         flight (copy-in and copy-out overlap)
  * @param singleCopyMinBytes smallest fragment moved with process_vm_readv: min(64 KiB, max fragment)
+ * @param cmaBatchPieces   most PINNED records read with one process_vm_readv (job option shm-cma-batch)
  */
 record ShmConfig(Path dir, int ringBytes, int eagerLimitBytes, int maxFragmentBytes,
-                 int singleCopyMinBytes, boolean cmaAllowed, boolean unsafeAccess) {
+                 int singleCopyMinBytes, boolean cmaAllowed, boolean unsafeAccess, int cmaBatchPieces) {
 
     /**
      * Largest piece of a message moved by one process_vm_readv: each call costs about 1.3 us
@@ -57,7 +60,18 @@ record ShmConfig(Path dir, int ringBytes, int eagerLimitBytes, int maxFragmentBy
         if (!RingDescriptor.validCapacity(ring, maxFragment + FrameHeader.BYTES)) {
             throw new IOException("ring of " + ring + " bytes cannot hold four fragments of " + maxFragment);
         }
+        String batchText = job.option("shm-cma-batch", Integer.toString(Posix.CmaScratch.IOVECS));
+        int batch;
+        try {
+            batch = Integer.parseInt(batchText.trim());
+        } catch (NumberFormatException e) {
+            batch = -1;
+        }
+        if (batch < 1 || batch > Posix.CmaScratch.IOVECS) {
+            throw new IOException("job option shm-cma-batch=" + batchText + " must be a number from 1 to "
+                    + Posix.CmaScratch.IOVECS);
+        }
         return new ShmConfig(dir, ring, eager, maxFragment, singleCopyMin, cma.equals("auto"),
-                unsafe.equals("true"));
+                unsafe.equals("true"), batch);
     }
 }

@@ -30,6 +30,7 @@ final class SpscRing {
     private long claimedAt;
 
     private long consumerPosition;
+    private long aheadPosition;
     private long pinnedDone;
 
     /**
@@ -98,24 +99,44 @@ final class SpscRing {
      * @throws IOException when the ring holds a record that cannot be valid (corrupt peer)
      */
     long peek() throws IOException {
+        long at = peekAt(consumerPosition);
+        consumerPosition = aheadPosition; // past the PAD records it skipped
+        return at;
+    }
+
+    /**
+     * Looks ahead without consuming: the offset of the published record (PAD records skipped)
+     * at {@code position} (at or after the consumer position, at most a ring's worth ahead),
+     * or -1 when none; {@link #aheadPosition} is then the record's position.
+     *
+     * @throws IOException when the ring holds a record that cannot be valid (corrupt peer)
+     */
+    long peekAt(long position) throws IOException {
         while (true) {
-            int index = (int) (consumerPosition & mask);
+            aheadPosition = position;
+            int index = (int) (position & mask);
             long at = data + index;
             long word = words.getLongAcquire(at);
-            if ((int) (word >>> 32) != stamp(consumerPosition, salt)) return -1;
+            if ((int) (word >>> 32) != stamp(position, salt)) return -1;
             int length = (int) word & ~RECORD_KIND_MASK;
             int kind = (int) word & RECORD_KIND_MASK;
             if (length < RECORD_ALIGNMENT || length > capacity - index) {
                 throw new IOException("corrupt shared-memory ring: record of " + length + " bytes at position "
-                        + consumerPosition);
+                        + position);
             }
             if (kind != KIND_PAD) return at;
             if (length != capacity - index) {
                 throw new IOException("corrupt shared-memory ring: PAD of " + length + " bytes at index " + index);
             }
-            consumerPosition += length;
+            position += length;
         }
     }
+
+    /** Position of the record the last {@link #peekAt} looked at (after the PAD records it skipped). */
+    long aheadPosition() { return aheadPosition; }
+
+    /** Position of the next record to consume. */
+    long consumerPosition() { return consumerPosition; }
 
     /** Releases the record at the consumer position back to the producer (release store). */
     void consume(int recordBytes) {

@@ -32,12 +32,21 @@ class SingleCopyTest {
     /** Records frames; places DATA payloads into {@link #target} when it is set. */
     static final class Sink implements FrameSink {
         MemorySegment target;
+        /** When set: each DATA piece lands in this buffer at its offset in the message. */
+        MemorySegment whole;
+        /** With {@link #whole}: the piece at this offset gets a heap target (bounce buffer) instead. */
+        long heapAt = -1;
         final List<byte[]> payloads = new ArrayList<>();
         final List<Short> flags = new ArrayList<>();
         final List<Long> offsets = new ArrayList<>();
         final List<String> lost = new ArrayList<>();
 
         @Override public MemorySegment placement(int peer, MemorySegment header) {
+            int n = FrameHeader.payloadLength(header);
+            if (whole != null) {
+                long at = FrameHeader.length(header);
+                return at == heapAt ? MemorySegment.ofArray(new byte[n]) : whole.asSlice(at, n);
+            }
             return target == null ? null : target.asSlice(0, FrameHeader.payloadLength(header));
         }
         @Override public void onFrame(int peer, MemorySegment header, MemorySegment payload) {
@@ -194,8 +203,13 @@ class SingleCopyTest {
         sinks[1].target = arena.allocate(BIG, 64);
         MemorySegment unmapped = MemorySegment.ofAddress(4096).reinterpret(BIG);
         t.get(0).sendPinned(1, header(BIG), unmapped, 0, BIG);
+        assertReadFailsAndBothSidesLoseThePair(sinks, t, BIG);
+    }
+
+    /** Rank 1's read of {@code bytes} fails: it reports the loss, delivers nothing, and rank 0 is released. */
+    private static void assertReadFailsAndBothSidesLoseThePair(Sink[] sinks, List<ShmTransport> t, long bytes) {
         while (sinks[1].lost.isEmpty()) t.get(1).progress();
-        assertTrue(sinks[1].lost.get(0).contains("process_vm_readv of " + BIG + " bytes from rank 0 failed"),
+        assertTrue(sinks[1].lost.get(0).contains("process_vm_readv of " + bytes + " bytes from rank 0 failed"),
                 sinks[1].lost.get(0));
         assertEquals(List.of(), sinks[1].payloads);
         while (sinks[0].lost.isEmpty()) t.get(0).progress();
@@ -215,6 +229,93 @@ class SingleCopyTest {
         assertTrue(t.get(0).released(1), "released once read");
         assertEquals(FrameHeader.FLAG_PLACED, (short) (sinks[1].flags.get(0) & FrameHeader.FLAG_PLACED));
         assertPattern(sinks[1].target.toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** Sends pieces of {@code sizes} bytes, one PINNED record each, that follow each other in one message. */
+    private void sendPieces(ShmTransport from, MemorySegment src, int... sizes) throws Exception {
+        long at = 0;
+        for (int n : sizes) {
+            from.sendPinned(1, header(n, at), src, 8 + at, n);
+            at += n;
+        }
+    }
+
+    private static int sum(int... sizes) {
+        return java.util.Arrays.stream(sizes).sum();
+    }
+
+    /** PINNED records in a row, of mixed sizes, into native targets: one process_vm_readv for all. */
+    @Test
+    void pinnedRecordsInARowAreReadWithOneCall() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        int[] sizes = {65536, LEN, 65536 + 24, 200_000, 65536, 1 << 20, 70_001};
+        int total = sum(sizes);
+        sinks[1].whole = arena.allocate(total, 64);
+        sendPieces(t.get(0), pattern(total), sizes);
+        assertFalse(t.get(0).released(1));
+        t.get(1).progress();
+        assertEquals(sizes.length, sinks[1].payloads.size(), "every record delivered by one progress call");
+        assertEquals(1, t.get(1).cmaCalls(), "one process_vm_readv for the batch");
+        for (short f : sinks[1].flags) assertEquals(FrameHeader.FLAG_PLACED, (short) (f & FrameHeader.FLAG_PLACED));
+        assertPattern(joined(sinks[1], 0), total);
+        assertPattern(sinks[1].whole.toArray(ValueLayout.JAVA_BYTE), total);
+        assertTrue(t.get(0).released(1));
+    }
+
+    /**
+     * A batch ends before a record whose target is on the heap (that one goes through the bounce
+     * buffer) and before the batch would exceed MAX_PINNED_BYTES; everything arrives in order.
+     */
+    @Test
+    void aBatchStopsAtAHeapTargetAndAtItsByteLimit() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        int mib = 1 << 20;
+        int[] sizes = {65536, 65536, 65536, 65536, mib, mib, mib, mib, mib};
+        int total = sum(sizes);
+        sinks[1].whole = arena.allocate(total, 64);
+        sinks[1].heapAt = 2 * 65536; // the third piece
+        sendPieces(t.get(0), pattern(total), sizes);
+        while (!t.get(0).released(1)) t.get(1).progress();
+        // [64K, 64K] | bounce 64K | [64K, 1M, 1M, 1M] (4 MiB would be exceeded by the next) | [1M, 1M]
+        assertEquals(4, t.get(1).cmaCalls());
+        assertEquals(sizes.length, sinks[1].payloads.size());
+        for (int i = 0; i < sizes.length; i++) {
+            assertEquals(i == 2 ? 0 : FrameHeader.FLAG_PLACED, sinks[1].flags.get(i) & FrameHeader.FLAG_PLACED, "piece " + i);
+        }
+        assertPattern(joined(sinks[1], 0), total);
+    }
+
+    /** A batch whose third piece cannot be read: the pair is lost, nothing is delivered, no hang. */
+    @Test
+    void anUnreadablePieceInABatchReportsThePeerLost() throws Exception {
+        Sink[] sinks = {new Sink(), new Sink()};
+        List<ShmTransport> t = pair(sinks, true, true);
+        sinks[1].whole = arena.allocate(4 * LEN, 64);
+        MemorySegment src = pattern(2 * LEN);
+        t.get(0).sendPinned(1, header(LEN, 0), src, 8, LEN);
+        t.get(0).sendPinned(1, header(LEN, LEN), src, 8 + LEN, LEN);
+        t.get(0).sendPinned(1, header(LEN, 2 * LEN), MemorySegment.ofAddress(4096).reinterpret(LEN), 0, LEN);
+        t.get(0).sendPinned(1, header(LEN, 3 * LEN), src, 8, LEN);
+        assertReadFailsAndBothSidesLoseThePair(sinks, t, 4 * LEN);
+    }
+
+    /** Posix.processVmReadv resumes after a partial read and reports the errno of the piece that fails. */
+    @Test
+    void aVectorReadResumesAfterAPartialRead() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        MemorySegment src = pattern(3 * LEN);
+        MemorySegment dst = arena.allocate(3 * LEN, 64);
+        Posix.CmaScratch s = new Posix.CmaScratch(arena);
+        for (int i = 0; i < 3; i++) s.piece(i, dst.address() + (long) i * LEN, src.address() + 8 + (long) i * LEN, LEN);
+        assertEquals(0, Posix.processVmReadv(s, pid, 3));
+        assertPattern(dst.toArray(ValueLayout.JAVA_BYTE), 3 * LEN);
+        s.piece(0, dst.address(), src.address(), LEN);
+        s.piece(1, dst.address() + LEN, 4096, LEN);
+        assertEquals(14, Posix.processVmReadv(s, pid, 2), "EFAULT after the first piece was read");
+        assertThrows(IllegalArgumentException.class, () -> Posix.processVmReadv(s, pid, 0));
+        assertThrows(IllegalArgumentException.class, () -> Posix.processVmReadv(s, pid, Posix.CmaScratch.IOVECS + 1));
     }
 
     @Test
@@ -259,6 +360,19 @@ class SingleCopyTest {
             assertEquals(TransportLimits.NO_SINGLE_COPY, t.limits().singleCopyMinBytes());
         } finally {
             t.close();
+        }
+    }
+
+    @Test
+    void theBatchSizeIsAJobOption() throws Exception {
+        assertEquals(Posix.CmaScratch.IOVECS, ShmConfig.from(new LocalJobRuntime(1, Map.of()).rank(0).preliminaryInfo())
+                .cmaBatchPieces());
+        assertEquals(1, ShmConfig.from(new LocalJobRuntime(1, Map.of("shm-cma-batch", "1")).rank(0).preliminaryInfo())
+                .cmaBatchPieces());
+        for (String bad : List.of("0", "65", "x")) {
+            JobInfo pre = new LocalJobRuntime(1, Map.of("shm-cma-batch", bad)).rank(0).preliminaryInfo();
+            java.io.IOException e = assertThrows(java.io.IOException.class, () -> ShmConfig.from(pre));
+            assertTrue(e.getMessage().contains("shm-cma-batch=" + bad), e.getMessage());
         }
     }
 

@@ -114,12 +114,22 @@ class ShmCleanupSystemTest {
      */
     @Test
     void aSenderKilledMidStreamOfSingleCopyMessagesFailsTheReceiver() throws Exception {
-        Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), "stream-kill");
+        assertStreamEndsWithTheFailure("stream-kill", 3 * 4);
+    }
+
+    /** The same with windows of 64 messages of 64 KiB, which the receiver reads in batches. */
+    @Test
+    void aSenderKilledMidBatchedReadsFailsTheReceiver() throws Exception {
+        assertStreamEndsWithTheFailure("batch-kill", 3 * 64);
+    }
+
+    private static void assertStreamEndsWithTheFailure(String mode, int firstThreeWindows) throws Exception {
+        Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), mode);
         assertTrue(r.err().contains("SIGKILL"), r.toString());
         Matcher m = Pattern.compile("rank 0 stream ended after (\\d+) good messages: class (\\d+) ProcFailedException")
                 .matcher(r.out());
         assertTrue(m.find(), r.toString());
-        assertTrue(Integer.parseInt(m.group(1)) >= 12, "the first three windows arrived: " + r);
+        assertTrue(Integer.parseInt(m.group(1)) >= firstThreeWindows, "the first three windows arrived: " + r);
         assertFalse(r.out().contains("corrupt"), r.toString());
         assertEquals(List.of(), left(prefixOf(r)), "the launcher removed the job's files");
     }

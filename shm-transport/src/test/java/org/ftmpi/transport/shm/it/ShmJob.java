@@ -18,7 +18,9 @@ import org.ftmpi.runtime.SharedMemoryFiles;
  * With {@code stream-kill} (run with {@code --recovery-mode ignore}), rank 1 streams windows of
  * 4 MiB messages from direct buffers (the single-copy path: one process_vm_readv per message)
  * and kills itself after posting the sends of its fourth window; rank 0 checks every message it
- * gets and reports the error its receive ends with.
+ * gets and reports the error its receive ends with. {@code batch-kill} is the same with windows
+ * of 64 messages of 64 KiB, which the receiver reads in batches (several PINNED records with one
+ * process_vm_readv).
  */
 public final class ShmJob {
     private ShmJob() {}
@@ -43,7 +45,11 @@ public final class ShmJob {
         }
         System.out.println("rank " + me + " transferred");
         if (args.length > 0 && args[0].equals("stream-kill")) {
-            streamThenKill(me);
+            streamThenKill(me, 4 << 20, 4);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("batch-kill")) {
+            streamThenKill(me, 64 << 10, 64);
             return;
         }
         if (args.length > 0 && args[0].equals("kill")) {
@@ -57,23 +63,20 @@ public final class ShmJob {
         MPI.Finalize();
     }
 
-    private static final int STREAM_BYTES = 4 << 20;
-    private static final int STREAM_WINDOW = 4;
-
-    private static void streamThenKill(int me) throws MPIException {
+    private static void streamThenKill(int me, int bytes, int window) throws MPIException {
         MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
-        ByteBuffer[] bufs = new ByteBuffer[STREAM_WINDOW];
-        for (int w = 0; w < STREAM_WINDOW; w++) bufs[w] = MPI.newByteBuffer(STREAM_BYTES);
-        Request[] reqs = new Request[STREAM_WINDOW];
+        ByteBuffer[] bufs = new ByteBuffer[window];
+        for (int w = 0; w < window; w++) bufs[w] = MPI.newByteBuffer(bytes);
+        Request[] reqs = new Request[window];
         int received = 0;
         for (int round = 0; ; round++) {
-            for (int w = 0; w < STREAM_WINDOW; w++) {
-                int message = round * STREAM_WINDOW + w;
+            for (int w = 0; w < window; w++) {
+                int message = round * window + w;
                 if (me == 1) {
-                    bufs[w].put(0, (byte) message).put(STREAM_BYTES - 1, (byte) ~message);
-                    reqs[w] = MPI.COMM_WORLD.iSend(bufs[w], STREAM_BYTES, MPI.BYTE, 0, 5);
+                    bufs[w].put(0, (byte) message).put(bytes - 1, (byte) ~message);
+                    reqs[w] = MPI.COMM_WORLD.iSend(bufs[w], bytes, MPI.BYTE, 0, 5);
                 } else {
-                    reqs[w] = MPI.COMM_WORLD.iRecv(bufs[w], STREAM_BYTES, MPI.BYTE, 1, 5);
+                    reqs[w] = MPI.COMM_WORLD.iRecv(bufs[w], bytes, MPI.BYTE, 1, 5);
                 }
             }
             if (me == 1 && round == 3) Await.killSelf(); // its sends are posted, the receiver is reading
@@ -84,9 +87,9 @@ public final class ShmJob {
                         + e.getErrorClass() + " " + e.getClass().getSimpleName());
                 System.exit(0);
             }
-            for (int w = 0; w < STREAM_WINDOW && me == 0; w++) {
-                int message = round * STREAM_WINDOW + w;
-                if (bufs[w].get(0) != (byte) message || bufs[w].get(STREAM_BYTES - 1) != (byte) ~message) {
+            for (int w = 0; w < window && me == 0; w++) {
+                int message = round * window + w;
+                if (bufs[w].get(0) != (byte) message || bufs[w].get(bytes - 1) != (byte) ~message) {
                     throw new AssertionError("message " + message + " arrived corrupt");
                 }
                 received++;
