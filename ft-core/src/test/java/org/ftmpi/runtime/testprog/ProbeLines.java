@@ -56,13 +56,31 @@ final class ProbeLines {
      * the barrier and die while a survivor still waits for its last message, and under FT-MPI
      * every pending call fails once the death is known; the robust-futex death watch tells the
      * survivors within a millisecond, faster than that message may be read.)
+     *
+     * <p>Several victims: every survivor sends to the victims in rank order, so once the last
+     * victim has every survivor's message, every survivor has left; the last victim then tells
+     * the other victims and dies, and they die too (also if that death reaches them before its
+     * message: their wait then fails, and they are victims anyway). So no victim dies while a
+     * survivor is still sending to another one.
      */
     static void syncThenDie(Intracomm comm, boolean victim) throws MPIException {
         int n = comm.getSize();
         int[] flags = new int[n];
         comm.allGather(new int[] {victim ? 1 : 0}, 1, MPI.INT, flags, 1, MPI.INT);
         if (victim) {
-            for (int r = 0; r < n; r++) if (flags[r] == 0) comm.recv(new int[1], 1, MPI.INT, r, LEFT);
+            int me = comm.getRank(), last = n - 1;
+            while (flags[last] == 0) last--;
+            try {
+                if (me == last) {
+                    for (int r = 0; r < n; r++) if (flags[r] == 0) comm.recv(new int[1], 1, MPI.INT, r, LEFT);
+                    for (int r = 0; r < last; r++) if (flags[r] == 1) comm.send(new int[1], 1, MPI.INT, r, LEFT);
+                } else {
+                    for (int r = 0; r < n; r++) if (flags[r] == 0) comm.recv(new int[1], 1, MPI.INT, r, LEFT);
+                    comm.recv(new int[1], 1, MPI.INT, last, LEFT);
+                }
+            } catch (MPIException e) {
+                // another victim died first, after every survivor had left: die as planned
+            }
             Await.killSelf();
         }
         for (int r = 0; r < n; r++) if (flags[r] == 1) comm.send(new int[1], 1, MPI.INT, r, LEFT);

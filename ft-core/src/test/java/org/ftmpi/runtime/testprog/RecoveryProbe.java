@@ -61,7 +61,14 @@ public final class RecoveryProbe {
                     + Arrays.toString(MPI.getFailedRanks()));
             if (mode.equals("two")) { // two replaced at once: they meet the survivors' retried allreduce
                 int[] sum = new int[1];
-                world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+                while (true) { // AUTO: the other victim's death may be recovered from inside this call; repeat it
+                    try {
+                        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+                        break;
+                    } catch (ProcFailedException e) {
+                        // recovered: the other rank has its replacement now
+                    }
+                }
                 say("replacement size " + world.getSize() + " sum " + sum[0]);
                 MPI.Finalize();
                 say("finalized");
