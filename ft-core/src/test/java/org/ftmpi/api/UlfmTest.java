@@ -348,7 +348,9 @@ class UlfmTest {
             int[] sum = new int[1];
             s.allReduce(new int[] {rank}, sum, 1, MPI.INT, MPI.SUM);
             assertEquals(0 + 1 + 3, sum[0]);
-            assertEquals(1, world.getFailed().getSize());
+            // getFailed is this rank's own knowledge: the shrink may have decided on another
+            // member's notice while this rank's is still being delivered (seen once under load)
+            Await.until("rank 2's failure known here", Duration.ofSeconds(30), () -> getFailedSize(world) == 1);
         });
     }
 
@@ -435,5 +437,13 @@ class UlfmTest {
             }
         }
         groups.forEach((i, g) -> assertEquals(1, g.size(), "shrink after instance " + i + " made different groups " + g + "; " + ctx));
+    }
+
+    private static int getFailedSize(Intracomm c) {
+        try {
+            return c.getFailed().getSize();
+        } catch (MPIException e) {
+            throw new AssertionError(e);
+        }
     }
 }
