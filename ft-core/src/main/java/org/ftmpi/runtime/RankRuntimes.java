@@ -65,17 +65,11 @@ public final class RankRuntimes {
         if (colon <= 0) {
             throw new IllegalStateException("bad " + RuntimeEnv.CONTROLLER + ": " + ctl);
         }
-        String host = env.getOrDefault(RuntimeEnv.HOST, "");
-        if (host.isEmpty()) {
-            host = localHost();
-        }
+        String host = hostOf(env);
         JobInfo pre = ControlClient.preliminary(jobId, rank, size, procId, host, secret,
                 RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS)));
         try {
-            String ctlHost = ctl.substring(0, colon);
-            if (ctlHost.startsWith("[") && ctlHost.endsWith("]")) {
-                ctlHost = ctlHost.substring(1, ctlHost.length() - 1);
-            }
+            String ctlHost = controllerHost(ctl, colon);
             ControlClient.Connection made = Spare.takeRankConnection();
             if (made != null) return new ControlClient(pre, made, true);
             return new ControlClient(pre, ctlHost,
@@ -99,6 +93,18 @@ public final class RankRuntimes {
         } catch (NumberFormatException e) {
             throw new IllegalStateException("environment variable " + name + " is not a number");
         }
+    }
+
+    /** This process's host name as the launcher gave it ({@code FTMPI_HOST}), else the local host name. */
+    static String hostOf(Map<String, String> env) {
+        String host = env.getOrDefault(RuntimeEnv.HOST, "");
+        return host.isEmpty() ? localHost() : host;
+    }
+
+    /** The host part of the controller's address {@code ctl} ("host:port", an IPv6 host in brackets); {@code colon}: its last ':'. */
+    static String controllerHost(String ctl, int colon) {
+        String host = ctl.substring(0, colon);
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     }
 
     static String localHost() {

@@ -55,8 +55,8 @@ final class Spare {
         String ctl = env.get(RuntimeEnv.CONTROLLER);
         long procId = Long.parseLong(env.get(RuntimeEnv.PROC_ID));
         int colon = ctl.lastIndexOf(':');
-        String host = ctl.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+        String host = RankRuntimes.controllerHost(ctl, colon);
+        String myHost = RankRuntimes.hostOf(env);
         int port = Integer.parseInt(ctl.substring(colon + 1));
         Map<String, byte[]> endpoints;
         try {
@@ -75,14 +75,13 @@ final class Spare {
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             Auth.client(in, out, secret);
             DeathWatch.awaitHeld(); // the controller starts watching at SPARE
-            FrameCodec.write(out, ControlMessages.spare(FrameType.SPARE, procId,
-                    env.getOrDefault(RuntimeEnv.HOST, ""), endpoints));
+            FrameCodec.write(out, ControlMessages.spare(FrameType.SPARE, procId, myHost, endpoints));
             Frame f;
             while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {
                 if (f.type() == FrameType.ASSIGN) {
                     int rank = f.reader().getInt();
                     org.ftmpi.p2p.FtTrace.spareAssigned(rank);
-                    register(rank, procId, env, endpoints);
+                    register(rank, procId, myHost, endpoints);
                     return rank;
                 }
             }
@@ -101,10 +100,8 @@ final class Spare {
      * does not register again. The takeover is a state change: nothing after the failure waits
      * for the replacement's start-up.
      */
-    private static void register(int rank, long procId, Map<String, String> env, Map<String, byte[]> endpoints)
+    private static void register(int rank, long procId, String host, Map<String, byte[]> endpoints)
             throws IOException {
-        String host = env.getOrDefault(RuntimeEnv.HOST, "");
-        if (host.isEmpty()) host = RankRuntimes.localHost();
         ControlClient.Connection c = rankConnection;
         FrameCodec.write(c.out(), ControlMessages.register(new ControlMessages.Register(rank, procId, host, endpoints)));
         org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.REGISTERED, rank);

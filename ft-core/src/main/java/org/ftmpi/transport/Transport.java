@@ -61,22 +61,15 @@ public interface Transport extends AutoCloseable {
     int progress();
 
     /**
-     * FT-MPI comm-mode REBUILD: the process of {@code worldRank} was replaced by a new one that
-     * published {@code endpoints}; connects to it (the replacement accepts) and returns true, or
-     * returns false when this transport cannot reach it (the default; the engine then routes the
-     * rank over another transport, TCP). Runs under the engine's progress lock.
-     */
-    default boolean reconnect(int worldRank, java.util.Map<String, byte[]> endpoints) throws IOException {
-        return false;
-    }
-
-    /**
-     * {@link #reconnect(int, java.util.Map)} to the replacement process {@code procId}: a
-     * transport that made a connection to that process ahead of need ({@link #prepareSpare})
-     * binds the rank to it instead of connecting now.
+     * FT-MPI comm-mode REBUILD: the process of {@code worldRank} was replaced by a new one,
+     * process {@code procId}, that published {@code endpoints}; connects to it (the replacement
+     * accepts) and returns true, or returns false when this transport cannot reach it (the
+     * default; the engine then routes the rank over another transport, TCP). A transport that
+     * made a connection to that process ahead of need ({@link #prepareSpare}) binds the rank to
+     * it instead of connecting now. Runs under the engine's progress lock.
      */
     default boolean reconnect(int worldRank, long procId, java.util.Map<String, byte[]> endpoints) throws IOException {
-        return reconnect(worldRank, endpoints);
+        return false;
     }
 
     /**

@@ -119,7 +119,7 @@ final class TcpTransport implements Transport {
             Map<String, byte[]> ep = job.endpoints().get(peer);
             byte[] addr = ep == null ? null : ep.get("tcp");
             if (addr == null) continue;
-            dial(peer, addr, job);
+            dial(peer, addr, job, false);
         }
         int expected = 0;
         for (int peer = me + 1; peer < job.size(); peer++) {
@@ -281,11 +281,6 @@ final class TcpTransport implements Transport {
     }
 
     @Override
-    public boolean reconnect(int worldRank, Map<String, byte[]> endpoints) throws IOException {
-        return reconnect(worldRank, -1, endpoints);
-    }
-
-    @Override
     public boolean reconnect(int worldRank, long procId, Map<String, byte[]> endpoints) throws IOException {
         byte[] addr = endpoints.get("tcp");
         if (addr == null) return false;
@@ -309,14 +304,7 @@ final class TcpTransport implements Transport {
             }
             closeQuietly(made); // the replacement closed it (it died): connecting now reports why
         }
-        SocketChannel ch = open(addr, pre);
-        try {
-            TcpHandshake.writeProcId(ch, pre.procIds()[pre.rank()]);
-            installOrFail(worldRank, ch);
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-        }
+        dial(worldRank, addr, pre, true);
         return true;
     }
 
@@ -334,12 +322,16 @@ final class TcpTransport implements Transport {
         }
     }
 
-    /** Connects to {@code peer} at endpoint {@code addr} ("host:port"), authenticates and installs. */
-    private void dial(int peer, byte[] addr, JobInfo job) throws IOException {
+    /**
+     * Connects to {@code peer} at endpoint {@code addr} ("host:port"), authenticates and installs;
+     * {@code toReplacement}: the peer is a replacement, which also reads this process's id.
+     */
+    private void dial(int peer, byte[] addr, JobInfo job, boolean toReplacement) throws IOException {
         SocketChannel ch = open(addr, job);
         try {
+            if (toReplacement) TcpHandshake.writeProcId(ch, job.procIds()[job.rank()]);
             installOrFail(peer, ch);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
         }

@@ -405,12 +405,8 @@ final class ShmTransport implements Transport {
             position = p.in.aheadPosition() + PINNED_RECORD_BYTES;
         }
         int rc = Posix.processVmReadv(scratch, p.peerPid, count);
-        cmaCalls++;
-        if (rc != 0) {
-            java.util.Arrays.fill(batchTargets, 0, count, null);
-            throw new IOException("process_vm_readv of " + bytes + " bytes from rank " + p.peer + " failed (errno "
-                    + rc + ")");
-        }
+        if (rc != 0) java.util.Arrays.fill(batchTargets, 0, count, null);
+        checkRead(p, bytes, rc);
         for (int i = 0; i < count; i++) {
             if (i > 0 && p.in.peek() < 0) throw new IOException("shared-memory ring of rank " + p.peer + " changed under a read");
             p.in.pinnedRead();
@@ -425,10 +421,14 @@ final class ShmTransport implements Transport {
     }
 
     private void read(ShmPair p, MemorySegment into, long address, int n) throws IOException {
-        int rc = Posix.processVmRead(scratch, p.peerPid, into, address, n);
+        checkRead(p, n, Posix.processVmRead(scratch, p.peerPid, into, address, n));
+    }
+
+    /** Counts a process_vm_readv call that moved {@code bytes} from {@code p}'s peer and raises its errno {@code rc} (0: none). */
+    private void checkRead(ShmPair p, long bytes, int rc) throws IOException {
         cmaCalls++;
         if (rc != 0) {
-            throw new IOException("process_vm_readv of " + n + " bytes from rank " + p.peer + " failed (errno "
+            throw new IOException("process_vm_readv of " + bytes + " bytes from rank " + p.peer + " failed (errno "
                     + rc + ")");
         }
     }
@@ -455,7 +455,7 @@ final class ShmTransport implements Transport {
      * which would otherwise name the replacement failed.
      */
     @Override
-    public boolean reconnect(int worldRank, Map<String, byte[]> endpoints) {
+    public boolean reconnect(int worldRank, long procId, Map<String, byte[]> endpoints) {
         ShmPair p = reaches(worldRank) ? pairs[worldRank] : null;
         if (p != null && !p.lost) {
             p.lost = true;
