@@ -193,7 +193,8 @@ final class TcpTransport implements Transport {
                         }
                     }
                     if (System.nanoTime() - deadline > 0) throw new IOException("rank " + me
-                            + ": no connection from every other rank within " + CONNECT_TIMEOUT_MS + " ms");
+                            + ": no connection from every other rank within " + CONNECT_TIMEOUT_MS
+                            + " ms (none from " + ranksOf(waiting) + ")");
                     continue;
                 }
                 int peer = a.rank();
@@ -213,6 +214,13 @@ final class TcpTransport implements Transport {
             if (sparePort != null) sparePort.close();
             server.close();
         }
+    }
+
+    /** The indices set in {@code flags}, as "[1, 3]". */
+    private static String ranksOf(boolean[] flags) {
+        List<Integer> l = new ArrayList<>();
+        for (int i = 0; i < flags.length; i++) if (flags[i]) l.add(i);
+        return l.toString();
     }
 
     /** The next authenticated connection to this replacement, or null when none came within {@link #ACCEPT_SLICE_MS}. */
@@ -265,8 +273,10 @@ final class TcpTransport implements Transport {
             try {
                 SocketChannel ch = open(addr, pre);
                 TcpHandshake.writeProcId(ch, pre.procIds()[pre.rank()]);
+                // A dropped future closes what it gets (dropSpare); a taken one belongs to
+                // reconnect, which may be waiting on it already: only a closing transport closes here.
                 f.complete(ch);
-                if (closing || premade.get(procId) != f) closeQuietly(ch); // dropped meanwhile
+                if (closing) closeQuietly(ch);
             } catch (IOException | RuntimeException e) {
                 f.completeExceptionally(e);
             }
@@ -298,9 +308,13 @@ final class TcpTransport implements Transport {
             conns[worldRank] = null;
         }
         if (made != null) {
-            if (install(worldRank, made)) {
-                premadeTaken++;
-                return true;
+            try {
+                if (install(worldRank, made)) {
+                    premadeTaken++;
+                    return true;
+                }
+            } catch (IOException e) {
+                // unusable (closed): connect now
             }
             closeQuietly(made); // the replacement closed it (it died): connecting now reports why
         }
@@ -316,9 +330,13 @@ final class TcpTransport implements Transport {
             return f.get(CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            f.thenAccept(TcpTransport::closeQuietly);
             return null;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (java.util.concurrent.ExecutionException e) {
             return null; // not made: connect now
+        } catch (java.util.concurrent.TimeoutException e) {
+            f.thenAccept(TcpTransport::closeQuietly); // connect now; close it should it come late
+            return null;
         }
     }
 

@@ -156,4 +156,55 @@ class TcpTransportConformanceTest extends TransportConformanceTest {
         n.transport().connect(full);
     }
 
+
+    /**
+     * A survivor's recovery can take the connection to a warm spare while it is still being
+     * made (the spare became ready just before the failure): reconnect waits for it and binds
+     * the rank to it, and the connection stays open. Found by CI: the background connector
+     * closed such a connection once it was taken, the survivor failed to bind the replacement
+     * and the replacement waited 60 s for it in MPI_Init.
+     */
+    @Test
+    void aSpareConnectionTakenWhileItIsBeingMadeIsBoundAndKeptOpen() throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(3, options());
+        Node survivor = openUnconnected(1, job).get(0);
+        JobInfo pre = survivor.pre();
+        List<Map<String, byte[]>> eps = List.of(
+                Map.of("tcp", survivor.transport().localEndpoint()), Map.of(), Map.of());
+        survivor.transport().connect(new JobInfo(pre.jobId(), 0, 3, pre.procIds(), pre.hosts(), eps,
+                pre.secret(), pre.options()));
+        try (java.nio.channels.ServerSocketChannel spare = java.nio.channels.ServerSocketChannel.open()) {
+            spare.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            InetSocketAddress at = (InetSocketAddress) spare.getLocalAddress();
+            Map<String, byte[]> spareEps = Map.of("tcp",
+                    (at.getAddress().getHostAddress() + ":" + at.getPort()).getBytes(StandardCharsets.UTF_8));
+            long spareId = 77;
+            assertNotNull(survivor.transport().prepareSpare(spareId, spareEps));
+            // The spare holds the connection's handshake back until the survivor's recovery waits for it.
+            java.nio.channels.SocketChannel held = spare.accept();
+            boolean[] bound = new boolean[1];
+            Throwable[] error = new Throwable[1];
+            Thread recovery = Thread.ofPlatform().name("recovery").start(() -> {
+                try {
+                    bound[0] = survivor.transport().reconnect(2, spareId, spareEps);
+                } catch (Throwable t) {
+                    error[0] = t;
+                }
+            });
+            while (recovery.getState() != Thread.State.TIMED_WAITING && recovery.isAlive()) Thread.onSpinWait();
+            assertEquals(0, TcpHandshake.accept(held, pre.secret(), pre.jobId(), 3), "the connector's rank");
+            assertEquals(pre.procIds()[0], TcpHandshake.readProcId(held), "the connector's process id");
+            recovery.join(30_000);
+            assertFalse(recovery.isAlive(), "reconnect did not return");
+            assertNull(error[0], () -> "reconnect failed: " + error[0]);
+            assertTrue(bound[0], "reconnect bound no connection");
+            assertEquals(1, survivor.transport().premadeConnections(), "the connection made ahead is the one bound");
+            assertTrue(survivor.transport().reaches(2), "rank 2 is reachable");
+            held.configureBlocking(false);
+            assertEquals(0, held.read(ByteBuffer.allocate(16)), "the bound connection was closed by the survivor");
+            spare.configureBlocking(false);
+            assertNull(spare.accept(), "the survivor connected again instead of using the connection made ahead");
+            held.close();
+        }
+    }
 }
