@@ -44,10 +44,10 @@ class FaultMatrixSystemTest {
 
     @Test
     void peerKilledBeforeAndDuringEveryPointToPointOperation() throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(5, List.of("--inject", "rank=4,at-call=2"), "p2p"));
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(5, List.of("--inject", "rank=4,at-call=6"), "p2p"));
         assertEquals(128 + 9, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("ftmpi: injecting fault: SIGKILL to rank 4 (pid"), r.err());
-        assertTrue(r.err().contains("at its MPI call 2 (recv)"), r.err());
+        assertTrue(r.err().contains("at its MPI call 6 (recv)"), r.err());
         String pf = "class " + PF + " failedRank 4";
         has(r, 0, "during recv " + pf);
         has(r, 1, "during sSend " + pf);

@@ -18,8 +18,8 @@ import mpi.RevokedException;
  * --opt ulfm-error-classes=true}). Every line it prints starts with {@code rank R}; the test
  * reads them. Scenarios (first argument):
  * <ul>
- * <li>{@code p2p}: the last rank dies (SIGKILL by {@code --inject at-call=2}, i.e. entering its
- *     first call after the barrier) while the survivors have every kind of point-to-point
+ * <li>{@code p2p}: the last rank dies (SIGKILL by {@code --inject at-call=N+1} for N ranks,
+ *     i.e. entering its first call after every survivor told it that it left the barrier) while the survivors have every kind of point-to-point
  *     operation posted to it and each is blocked in a different blocking one; then every
  *     operation type against the dead rank, the ANY_SOURCE rule on every wait/test/probe form,
  *     every collective with the dead rank as root and as non-root, agree before and after
@@ -86,11 +86,16 @@ public final class FaultMatrixProbe {
     static void p2p(Intracomm world) throws Exception {
         int n = world.getSize(), v = n - 1;
         world.barrier(); // call 1 of every rank
+        // The victim dies only once every survivor has left the barrier: were it killed on
+        // leaving the barrier itself, its death notice could overtake the barrier's last
+        // message at a survivor, whose barrier would then (rightly) fail.
         if (me == v) {
-            world.recv(new int[1], 1, MPI.INT, 0, 99); // call 2: --inject at-call=2 kills it here
+            for (int i = 0; i < n - 1; i++) world.recv(new int[1], 1, MPI.INT, MPI.ANY_SOURCE, 98); // calls 2..n
+            world.recv(new int[1], 1, MPI.INT, 0, 99); // call n + 1: --inject at-call=N+1 kills it here
             say("victim survived");
             return;
         }
+        world.send(new int[] {me}, 1, MPI.INT, v, 98); // eager: completes whether or not the victim lives
         int big = 1 << 20;
         // Posted to the victim as it dies: every non-blocking kind, persistent ones included.
         Request[] posted = {
