@@ -93,6 +93,28 @@ class RequestPoolTest {
     }
 
     @Test
+    void threadsOfOneRankReuseOperationsWithoutMixingUpMessages() throws Exception {
+        LocalJob.run(2, world -> {
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread[] threads = new Thread[2];
+            for (int t = 0; t < threads.length; t++) {
+                int tag = 100 + t;
+                threads[t] = Thread.ofPlatform().name("rank-" + world.getRank() + "-thread-" + t).start(() -> {
+                    try {
+                        Set<org.ftmpi.p2p.Request> seen = identitySet();
+                        int[] reused = {0};
+                        for (int round = 0; round < ROUNDS; round++) window(world, tag, round, identitySet(), seen, reused);
+                    } catch (Throwable e) {
+                        failed.compareAndSet(null, e);
+                    }
+                });
+            }
+            for (Thread t : threads) t.join();
+            if (failed.get() != null) throw new AssertionError("a thread failed", failed.get());
+        });
+    }
+
+    @Test
     void aReusedOperationReportsItsOwnStatusAfterACancelAndATruncation() throws Exception {
         LocalJob.run(2, world -> {
             world.setErrhandler(MPI.ERRORS_RETURN);

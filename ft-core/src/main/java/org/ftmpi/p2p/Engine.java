@@ -1940,51 +1940,57 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     private Request newRequest(Request.Kind kind) {
         OUTSTANDING.setOpaque(this, outstanding + 1);
-        int n = pooled;
-        if (n == 0) return new Request(this, kind, nextId++);
-        Request r = pool[--n];
-        pool[n] = null;
-        pooled = n;
+        RequestPool p = pools.get();
+        Request r = p == null ? null : p.pop();
+        if (r == null) return new Request(this, kind, nextId++);
         r.reuse(kind, nextId++);
         return r;
     }
 
-    /** Most completed requests kept for reuse: a window of 64 sends and 64 receives, twice. */
-    static final int POOL_MAX = 256;
-    /** Completed requests given back by their users ({@link #recycle}); guarded by the progress lock. */
-    private final Request[] pool = new Request[POOL_MAX];
-    private int pooled;
-
     /**
-     * Takes back a request whose user is done with it, for {@link #newRequest} to reuse, so that
-     * a steady stream of small messages allocates no engine requests (Open MPI's free lists). The
-     * caller (the {@code mpi} facade) must hold the only reference the application could reach:
-     * a blocking call's own request after it read the status, or the operation of an
-     * {@code mpi.Request} after it released it. The engine keeps only requests that completed
-     * with success and are in none of its queues ({@link Request#recyclable}); others, and any
-     * request when another thread holds the progress lock (no waiting on the message path), are
-     * left to the garbage collector.
+     * Completed requests given back by one thread ({@link #recycle}) for its own next
+     * operations: touched only by that thread, so giving back takes no lock and no atomic.
      */
-    public void recycle(Request r) {
-        if (r.engine != this || !lock.tryLock()) return;
-        try {
-            if (pooled < POOL_MAX && r.recyclable()) {
-                r.pooled = true;
-                pool[pooled++] = r;
+    static final class RequestPool {
+        /** Most requests a thread keeps: a window of 64 sends and 64 receives, twice. */
+        static final int MAX = 256;
+        private Request[] free = new Request[16];
+        private int n;
+
+        Request pop() {
+            if (n == 0) return null;
+            Request r = free[--n];
+            free[n] = null;
+            return r;
+        }
+
+        void push(Request r) {
+            if (n == free.length) {
+                if (n == MAX) return; // the garbage collector takes it
+                free = Arrays.copyOf(free, Math.min(MAX, 2 * n));
             }
-        } finally {
-            lock.unlock();
+            r.pooled = true;
+            free[n++] = r;
         }
     }
 
-    /** Requests in the pool now (tests). */
-    int pooledRequests() {
-        lock.lock();
-        try {
-            return pooled;
-        } finally {
-            lock.unlock();
-        }
+    /** This engine's request pool of each thread that gave a request back. */
+    private final ThreadLocal<RequestPool> pools = new ThreadLocal<>();
+
+    /**
+     * Takes back a request whose user is done with it, for {@link #newRequest} to reuse on the
+     * same thread, so that a steady stream of small messages allocates no engine requests (Open
+     * MPI's free lists). The caller (the {@code mpi} facade) must hold the only reference the
+     * application could reach: a blocking call's own request after it read the status, or the
+     * operation of an {@code mpi.Request} after it released it. Only requests that completed
+     * with success (or were cancelled) and are in none of the engine's queues are kept
+     * ({@link Request#recyclable}); others are left to the garbage collector.
+     */
+    public void recycle(Request r) {
+        if (r.engine != this || !r.recyclable()) return;
+        RequestPool p = pools.get();
+        if (p == null) pools.set(p = new RequestPool());
+        p.push(r);
     }
 
     private MatchQueues queues(int context) {
@@ -2032,6 +2038,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        pools.remove(); // the pools of other threads go with them (a rank's thread, MPI.Finalize's)
         if (agent != null) agent.interrupt();
         lock.lock();
         try {

@@ -18,7 +18,7 @@ public final class Request extends MatchList.Link {
     final Engine engine;
     /** Unique per engine and per use: a request taken from the engine's pool gets a new id. */
     long id;
-    /** In the engine's pool of completed requests ({@link Engine#recycle}); guarded by the progress lock. */
+    /** In a pool of completed requests ({@link Engine#recycle}); only the pool's thread touches it. */
     boolean pooled;
 
     // matching envelope (comm-relative ranks)
@@ -74,7 +74,8 @@ public final class Request extends MatchList.Link {
     }
 
     /**
-     * Makes a pooled request new again (caller holds the progress lock): every field as a
+     * Makes a pooled request new again (caller holds the progress lock, so a thread that
+     * completed the request's previous use has left it): every field as a
      * constructor leaves it, with {@code kind} and a fresh {@code id}. The request is in no list
      * and nothing else refers to it ({@link Engine#recycle} takes only such requests).
      */
@@ -106,7 +107,8 @@ public final class Request extends MatchList.Link {
      * complete with success (or cancelled) and so out of every queue and table of the engine,
      * a point-to-point operation (not a collective's, which code outside the engine completes),
      * no completion callback and no owner that could still reach it, not the shared
-     * {@link Engine#sendAndForget} request. Caller holds the progress lock.
+     * {@link Engine#sendAndForget} request. Reads {@link #complete} first (acquire), so the
+     * fields written before the completion are visible to any thread.
      */
     boolean recyclable() {
         return complete && !pooled && kind != Kind.COLL && errorClass == ErrorClass.SUCCESS && onComplete == null
