@@ -247,6 +247,7 @@ public class Comm implements Freeable, Cloneable {
                         g.seg, g.off, g.bytes, mode);
         awaitBlocking(r, true, op);
         report(r, op);
+        engine.recycle(r);
     }
 
     /** Blocking receive (MPI_RECV). */
@@ -259,7 +260,9 @@ public class Comm implements Freeable, Cloneable {
         org.ftmpi.p2p.Request r = startRecv(g, source, tag);
         if (source == MPI.ANY_SOURCE && anySourceRule) awaitAnySource(r, "recv", true);
         else awaitBlocking(r, false, "recv");
-        return received(r, g, "recv");
+        Status s = received(r, g, "recv");
+        engine.recycle(r);
+        return s;
     }
 
     /** MPI_SENDRECV. */
@@ -278,7 +281,10 @@ public class Comm implements Freeable, Cloneable {
         awaitBlocking(sr, true, "sendRecv");
         awaitBlocking(rr, false, "sendRecv");
         report(sr, "sendRecv");
-        return received(rr, g, "sendRecv");
+        Status st = received(rr, g, "sendRecv");
+        engine.recycle(sr);
+        engine.recycle(rr);
+        return st;
     }
 
     /** MPI_SENDRECV_REPLACE. */
@@ -298,7 +304,10 @@ public class Comm implements Freeable, Cloneable {
         awaitBlocking(sr, true, "sendRecvReplace");
         awaitBlocking(rr, false, "sendRecvReplace");
         report(sr, "sendRecvReplace");
-        return received(rr, g, "sendRecvReplace");
+        Status st = received(rr, g, "sendRecvReplace");
+        engine.recycle(sr);
+        engine.recycle(rr);
+        return st;
     }
 
     // ------------------------------------------------------------------ non-blocking

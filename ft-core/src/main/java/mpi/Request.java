@@ -116,13 +116,16 @@ public class Request implements Freeable {
     /** Turns a completed operation into a status, reporting its error; the request is released. */
     final Status finish() throws MPIException {
         org.ftmpi.p2p.Request o = op;
-        release();
-        return new Status(o.source(), o.tag(), o.errorClass(), o.isCancelled(), o.byteCount());
+        Status s = new Status(o.source(), o.tag(), o.errorClass(), o.isCancelled(), o.byteCount());
+        release(); // may hand o back to the engine for reuse: read it first
+        return s;
     }
 
     /**
      * Releases a completed operation without making a status: finishes the receive (unpacks a
-     * derived type) and raises the operation's error.
+     * derived type) and raises the operation's error. A successful operation goes back to the
+     * engine's pool ({@link Engine#recycle}): once {@link #op} is null nothing the application
+     * holds reaches it.
      */
     final void release() throws MPIException {
         org.ftmpi.p2p.Request o = op;
@@ -138,6 +141,7 @@ public class Request implements Freeable {
         if (err != ErrorClass.SUCCESS) {
             throw comm.raise(new P2pException(err, o.errorMessage(), o.failedRank()), "wait");
         }
+        o.engine().recycle(o);
     }
 
     void deactivate() {

@@ -793,7 +793,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     public void onFrame(int peer, MemorySegment h, MemorySegment payload) {
         if (peerFailed[peer]) return; // fenced: traffic of a failed process is dropped
         switch (FrameHeader.type(h)) {
-            case FrameHeader.EAGER, FrameHeader.EAGER_SYNC, FrameHeader.RTS -> onEnvelope(peer, h, payload);
+            case FrameHeader.EAGER, FrameHeader.EAGER_SYNC, FrameHeader.RTS -> onEnvelope(peer, h, payload, 0, payload.byteSize());
             case FrameHeader.CTS -> onCts(h);
             case FrameHeader.DATA -> onData(h, payload);
             case FrameHeader.FT -> {
@@ -815,7 +815,19 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
-    private void onEnvelope(int peer, MemorySegment h, MemorySegment payload) {
+    /** A frame whose payload is {@code length} bytes of {@code memory} at {@code offset}: matched without a slice. */
+    @Override
+    public void onFrame(int peer, MemorySegment h, MemorySegment memory, long offset, int length) {
+        byte type = FrameHeader.type(h);
+        if ((type == FrameHeader.EAGER || type == FrameHeader.EAGER_SYNC) && !peerFailed[peer]) {
+            onEnvelope(peer, h, memory, offset, length);
+        } else {
+            onFrame(peer, h, memory.asSlice(offset, length));
+        }
+    }
+
+    /** An EAGER, EAGER_SYNC or RTS frame whose payload is {@code length} bytes of {@code payload} at {@code at}. */
+    private void onEnvelope(int peer, MemorySegment h, MemorySegment payload, long at, long length) {
         byte type = FrameHeader.type(h);
         int source = FrameHeader.source(h);
         int tag = FrameHeader.tag(h);
@@ -833,15 +845,17 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             u.epoch = epoch;
             u.sendId = FrameHeader.sendRequest(h);
             u.length = FrameHeader.length(h);
-            u.data = payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            u.data = new byte[(int) length];
+            MemorySegment.copy(payload, java.lang.foreign.ValueLayout.JAVA_BYTE, at, u.data, 0, (int) length);
             q.unexpected.add(u);
             return;
         }
         r.peerWorld = peer;
         if (type == FrameHeader.RTS) {
-            acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h), payload);
+            acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h),
+                    payload.asSlice(at, length));
         } else {
-            copyIn(r, source, tag, payload, payload.byteSize());
+            copyIn(r, source, tag, payload, at, length);
             completedInStep = true;
             if (type == FrameHeader.EAGER_SYNC) ack(peer, FrameHeader.sendRequest(h));
         }
@@ -853,14 +867,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (u.type == FrameHeader.RTS) {
             acceptRendezvous(r, source, u.tag, u.sourceWorld, u.sendId, u.length, MemorySegment.ofArray(u.data));
         } else {
-            copyIn(r, source, u.tag, MemorySegment.ofArray(u.data), u.data.length);
+            copyIn(r, source, u.tag, MemorySegment.ofArray(u.data), 0, u.data.length);
             if (u.type == FrameHeader.EAGER_SYNC) ack(u.sourceWorld, u.sendId);
         }
     }
 
-    private void copyIn(Request r, int source, int tag, MemorySegment payload, long length) {
+    /** Completes receive {@code r} with the {@code length} bytes of {@code payload} at {@code from}. */
+    private void copyIn(Request r, int source, int tag, MemorySegment payload, long from, long length) {
         long n = Math.min(length, r.capacity);
-        if (n > 0) place(r, 0, payload, n);
+        if (n > 0) place(r, 0, payload, from, n);
         if (length > r.capacity) {
             r.statusSource = source;
             r.statusTag = tag;
@@ -953,8 +968,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Puts {@code n} received bytes of {@code r}'s message, starting at byte {@code at}, where they belong. */
     private static void place(Request r, long at, MemorySegment src, long n) {
-        if (r.packed != null) r.packed.unpack(src, 0, n); // fragments arrive in order: at == bytes so far
-        else MemorySegment.copy(src, 0, r.memory, r.offset + at, n);
+        place(r, at, src, 0, n);
+    }
+
+    /** {@link #place} from {@code src} at {@code from}. */
+    private static void place(Request r, long at, MemorySegment src, long from, long n) {
+        if (r.packed != null) r.packed.unpack(src, from, n); // fragments arrive in order: at == bytes so far
+        else MemorySegment.copy(src, from, r.memory, r.offset + at, n);
     }
 
     /** Reused buffer the next {@code n} bytes of a packed send are packed into before the transport copies them. */
@@ -1920,7 +1940,57 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     private Request newRequest(Request.Kind kind) {
         OUTSTANDING.setOpaque(this, outstanding + 1);
-        return new Request(this, kind, nextId++);
+        RequestPool p = pools.get();
+        Request r = p == null ? null : p.pop();
+        if (r == null) return new Request(this, kind, nextId++);
+        r.reuse(kind, nextId++);
+        return r;
+    }
+
+    /**
+     * Completed requests given back by one thread ({@link #recycle}) for its own next
+     * operations: touched only by that thread, so giving back takes no lock and no atomic.
+     */
+    static final class RequestPool {
+        /** Most requests a thread keeps: a window of 64 sends and 64 receives, twice. */
+        static final int MAX = 256;
+        private Request[] free = new Request[16];
+        private int n;
+
+        Request pop() {
+            if (n == 0) return null;
+            Request r = free[--n];
+            free[n] = null;
+            return r;
+        }
+
+        void push(Request r) {
+            if (n == free.length) {
+                if (n == MAX) return; // the garbage collector takes it
+                free = Arrays.copyOf(free, Math.min(MAX, 2 * n));
+            }
+            r.pooled = true;
+            free[n++] = r;
+        }
+    }
+
+    /** This engine's request pool of each thread that gave a request back. */
+    private final ThreadLocal<RequestPool> pools = new ThreadLocal<>();
+
+    /**
+     * Takes back a request whose user is done with it, for {@link #newRequest} to reuse on the
+     * same thread, so that a steady stream of small messages allocates no engine requests (Open
+     * MPI's free lists). The caller (the {@code mpi} facade) must hold the only reference the
+     * application could reach: a blocking call's own request after it read the status, or the
+     * operation of an {@code mpi.Request} after it released it. Only requests that completed
+     * with success (or were cancelled) and are in none of the engine's queues are kept
+     * ({@link Request#recyclable}); others are left to the garbage collector.
+     */
+    public void recycle(Request r) {
+        if (r.engine != this || !r.recyclable()) return;
+        RequestPool p = pools.get();
+        if (p == null) pools.set(p = new RequestPool());
+        p.push(r);
     }
 
     private MatchQueues queues(int context) {
@@ -1968,6 +2038,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        pools.remove(); // the pools of other threads go with them (a rank's thread, MPI.Finalize's)
         if (agent != null) agent.interrupt();
         lock.lock();
         try {

@@ -14,9 +14,12 @@ public final class Request extends MatchList.Link {
     /** Send modes. */
     public static final int STANDARD = 0, SYNC = 1, READY = 2, BUFFERED = 3;
 
-    final Kind kind;
+    Kind kind;
     final Engine engine;
-    final long id;
+    /** Unique per engine and per use: a request taken from the engine's pool gets a new id. */
+    long id;
+    /** In a pool of completed requests ({@link Engine#recycle}); only the pool's thread touches it. */
+    boolean pooled;
 
     // matching envelope (comm-relative ranks)
     int context;
@@ -68,6 +71,48 @@ public final class Request extends MatchList.Link {
         this.engine = engine;
         this.kind = kind;
         this.id = id;
+    }
+
+    /**
+     * Makes a pooled request new again (caller holds the progress lock, so a thread that
+     * completed the request's previous use has left it): every field as a
+     * constructor leaves it, with {@code kind} and a fresh {@code id}. The request is in no list
+     * and nothing else refers to it ({@link Engine#recycle} takes only such requests).
+     */
+    void reuse(Kind kind, long id) {
+        this.kind = kind;
+        this.id = id;
+        pooled = false;
+        context = peer = peerWorld = tag = epoch = 0;
+        memory = null;
+        offset = 0;
+        packed = null;
+        capacity = 0;
+        mode = 0;
+        remoteId = toSend = sent = expected = received = 0;
+        pinned = truncated = false;
+        onComplete = null;
+        owner = null;
+        statusSource = statusTag = 0;
+        statusBytes = 0;
+        cancelled = false;
+        errorClass = ErrorClass.SUCCESS;
+        errorMessage = null;
+        failedRank = -1;
+        COMPLETE.set(this, false); // plain: the lock's release publishes it with the rest
+    }
+
+    /**
+     * Whether the engine may take this request back for reuse once its user is done with it:
+     * complete with success (or cancelled) and so out of every queue and table of the engine,
+     * a point-to-point operation (not a collective's, which code outside the engine completes),
+     * no completion callback and no owner that could still reach it, not the shared
+     * {@link Engine#sendAndForget} request. Reads {@link #complete} first (acquire), so the
+     * fields written before the completion are visible to any thread.
+     */
+    boolean recyclable() {
+        return complete && !pooled && kind != Kind.COLL && errorClass == ErrorClass.SUCCESS && onComplete == null
+                && owner == null && list == null && id > 0;
     }
 
     /** A send that is complete with success and never changes (see {@link Engine#sendAndForget}). */

@@ -18,6 +18,17 @@ public interface FrameSink {
     void onFrame(int peer, MemorySegment header, MemorySegment payload);
 
     /**
+     * {@link #onFrame(int, MemorySegment, MemorySegment)} with the payload given as
+     * {@code length} bytes of {@code memory} from {@code offset}: a transport that reads frames
+     * in place from one large segment (shared memory) need not make a slice per frame, which
+     * the JIT cannot always keep off the heap (at 1 KiB it cost 40 bytes per message). By
+     * default the slice is made.
+     */
+    default void onFrame(int peer, MemorySegment header, MemorySegment memory, long offset, int length) {
+        onFrame(peer, header, memory.asSlice(offset, length));
+    }
+
+    /**
      * Where the payload of the DATA frame {@code header} belongs, so that a transport can place
      * it there directly; {@code null} when the sink does not know (then the transport hands the
      * payload to {@link #onFrame} as usual). A transport that did place the payload passes that

@@ -299,13 +299,13 @@ final class ShmTransport implements Transport {
                             + plen + " payload bytes, frame type " + FrameHeader.type(h));
                 }
                 FrameHeader.length(h, plen); // sequence and request ids stay 0
-                sink.onFrame(p.peer, h, seg.asSlice(at + EAGER_PAYLOAD_OFFSET, plen));
+                sink.onFrame(p.peer, h, seg, at + EAGER_PAYLOAD_OFFSET, plen); // no slice per message
             } else if (kind == KIND_FRAME) {
                 if (record != frameRecordBytes(plen)) {
                     throw new IOException("corrupt record from rank " + p.peer + ": " + record + " bytes for "
                             + plen + " payload bytes");
                 }
-                sink.onFrame(p.peer, h, seg.asSlice(at + RECORD_PAYLOAD_OFFSET, plen));
+                sink.onFrame(p.peer, h, seg, at + RECORD_PAYLOAD_OFFSET, plen);
             } else if (kind == KIND_PINNED && record == PINNED_RECORD_BYTES) {
                 int n = readPinned(p, seg, at, h, plen);
                 if (n > 0) { // a batch, consumed and delivered
