@@ -19,7 +19,9 @@
 # recover:  T jobs per --recover-np and recovery kind (bench ft-recover, rank 1 SIGKILLed at its
 #           call 300, --recovery-mode auto --opt ft-trace=true): SHRINK, BLANK, REBUILD with a warm
 #           spare (-sp 1), REBUILD by a cold respawn; per job the slowest survivor's "notice to
-#           rebuilt", then the median over the jobs (ms); also the median survivor.
+#           rebuilt", then the median over the jobs (ms); also the median survivor; and a second
+#           table: from the last survivor's notice to the last COMM_WORLD rebuilt (the recovery
+#           once every survivor knew; trace stamps of one host share a clock).
 # Raw RESULT lines go to bench/results/ft-<UTC time>.txt as well.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -134,12 +136,19 @@ if [[ ,$only, == *,recover,* ]]; then
         for np in $rnps; do
             for k in shrink blank rebuild-warm rebuild-cold; do
                 read -r -a o <<< "${kinds[$k]}"
+                err=$("$run" --timeout 600 -np "$np" "${o[@]}" --recovery-mode auto --opt ft-trace=true \
+                        --inject rank=1,at-call=300 bench ft-recover 2>&1 >/dev/null || true)
                 # every survivor's "notice to rebuilt" of this job, one line
-                ms=$("$run" --timeout 600 -np "$np" "${o[@]}" --recovery-mode auto --opt ft-trace=true \
-                        --inject rank=1,at-call=300 bench ft-recover 2>&1 >/dev/null \
-                    | sed -nE 's/.*recovery to generation 1: .*notice to rebuilt ([0-9.]+) ms.*/\1/p' | paste -sd' ' - || true)
+                ms=$(sed -nE 's/.*recovery to generation 1: .*notice to rebuilt ([0-9.]+) ms.*/\1/p' <<< "$err" | paste -sd' ' - || true)
                 [ -n "$ms" ] || { echo "run-ft-bench.sh: no ft-trace line from ft-recover np $np $k" >&2; continue; }
                 echo "recover-np$np $k $ms" >> "$raw"
+                # the last survivor's COMM_WORLD rebuilt minus the last survivor's notice (one host:
+                # the trace's System.nanoTime stamps share one clock): the recovery once all knew
+                all=$(awk '/ trace: rank [0-9]+: t=[0-9]+ notice of rank 1$/ { if (!($4 in n)) n[$4] = substr($5, 3) + 0 }
+                           / trace: rank [0-9]+: t=[0-9]+ COMM_WORLD rebuilt, generation 1$/ { b[$4] = substr($5, 3) + 0 }
+                           END { for (r in n) { if (n[r] > ln) ln = n[r]; if ((r in b) && b[r] > lb) lb = b[r] }
+                                 if (ln > 0 && lb > 0) printf "%.3f", (lb - ln) / 1e6 }' <<< "$err")
+                [ -n "$all" ] && echo "recoverall-np$np $k $all" >> "$raw"
             done
         done
     done
@@ -152,6 +161,15 @@ if [[ ,$only, == *,recover,* ]]; then
             slow=$(while read -r l; do [ -n "$l" ] && tr ' ' '\n' <<< "$l" | sort -g | tail -1; done <<< "$sel" | median)
             mid=$(while read -r l; do [ -n "$l" ] && tr ' ' '\n' <<< "$l" | median; done <<< "$sel" | median)
             printf ' %-14s' "$slow ($mid)"
+        done
+        echo
+    done
+    echo "## ft-recover: the last survivor's notice to the last survivor's COMM_WORLD rebuilt (ms): the recovery once every survivor knew; median over jobs"
+    printf '%-5s %-14s %-14s %-14s %-14s\n' np shrink blank rebuild-warm rebuild-cold
+    for np in $rnps; do
+        printf '%-5s' "$np"
+        for k in shrink blank rebuild-warm rebuild-cold; do
+            printf ' %-14s' "$(grep "^recoverall-np$np $k " "$raw" | cut -d' ' -f3 | median)"
         done
         echo
     done
