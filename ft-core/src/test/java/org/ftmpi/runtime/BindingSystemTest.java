@@ -1,0 +1,88 @@
+package org.ftmpi.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.ftmpi.runtime.FtmpirunSystemTest.Result;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code ftmpirun --bind-to core|none --report-bindings} through the real launcher: what each
+ * rank reports is what the kernel holds for the process and every one of its threads
+ * ({@code Cpus_allowed_list} in /proc, read by the probe's {@code cpus} mode).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BindingSystemTest {
+    private static final Pattern BOUND = Pattern.compile("ftmpirun: rank (\\d+) \\(pid \\d+\\) bound to cpu (\\d+)");
+
+    /** The CPUs this test (and so the launcher it starts) may use. */
+    private static final List<Integer> CPUS = Binding.allowedCpus();
+
+    private static Result probe(String... launcherArgs) throws Exception {
+        Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.cmd(List.of(launcherArgs), "cpus"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        return r;
+    }
+
+    private static int reportedCpu(Result r, int rank) {
+        Matcher m = BOUND.matcher(r.err());
+        while (m.find()) {
+            if (Integer.parseInt(m.group(1)) == rank) return Integer.parseInt(m.group(2));
+        }
+        throw new AssertionError("no binding reported for rank " + rank + " in:\n" + r.err());
+    }
+
+    @Test
+    void bindToCoreGivesEachRankAndAllItsThreadsItsOwnCpu() throws Exception {
+        Result r = probe("-np", "2", "--bind-to", "core", "--report-bindings");
+        int c0 = reportedCpu(r, 0);
+        int c1 = reportedCpu(r, 1);
+        assertEquals(CPUS.get(0), c0, "rank 0 on the first allowed CPU");
+        assertEquals(Binding.cpuOf(1, CPUS), c1, "rank 1 on the next one (round-robin)");
+        if (CPUS.size() >= 2) assertNotEquals(c0, c1, "two CPUs, two ranks: distinct CPUs");
+        for (int rank = 0; rank < 2; rank++) {
+            int cpu = rank == 0 ? c0 : c1;
+            assertTrue(r.out().contains("rank " + rank + " cpus " + cpu + " threads " + cpu + " option.bind-to=core"),
+                    "the process and every thread hold exactly the reported CPU:\n" + r.out());
+        }
+    }
+
+    @Test
+    void bindToNoneLeavesTheRanksOnEveryAllowedCpu() throws Exception {
+        Result r = probe("-np", "2", "--bind-to", "none", "--report-bindings");
+        String all = Binding.formatList(CPUS);
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.err().contains("ftmpirun: rank " + rank + " (pid "), r.err());
+            assertTrue(r.err().matches("(?s).*ftmpirun: rank " + rank + " \\(pid \\d+\\) not bound \\(cpus " + all + "\\).*"),
+                    r.err());
+            assertTrue(r.out().contains("rank " + rank + " cpus " + all + " threads " + all + " option.bind-to=none"),
+                    r.out());
+        }
+    }
+
+    @Test
+    void byDefaultRanksAreBoundUpToOnePerCpuAndNotBeyond() throws Exception {
+        Result fits = probe("-np", Integer.toString(Math.min(2, CPUS.size())));
+        assertTrue(fits.out().contains("rank 0 cpus " + CPUS.get(0) + " threads " + CPUS.get(0) + " option.bind-to=core"),
+                fits.out());
+        assertTrue(!fits.err().contains("bound to cpu"), "no report without --report-bindings:\n" + fits.err());
+        Result over = probe("-np", Integer.toString(CPUS.size() + 1));
+        String all = Binding.formatList(CPUS);
+        assertTrue(over.out().contains("rank 0 cpus " + all + " threads " + all + " option.bind-to=none"),
+                "more ranks than CPUs: not bound, as Open MPI:\n" + over.out());
+    }
+
+    @Test
+    void anInvalidBindingIsAUsageErrorNamingTheOption() throws Exception {
+        Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.cmd(List.of("-np", "2", "--bind-to", "socket"), "cpus"));
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("ftmpirun: --bind-to socket is not a binding (core, none)"), r.err());
+    }
+}
