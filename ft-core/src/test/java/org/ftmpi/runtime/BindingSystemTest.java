@@ -79,6 +79,39 @@ class BindingSystemTest {
                 "more ranks than CPUs: not bound, as Open MPI:\n" + over.out());
     }
 
+    /** Pids and CPUs of the processes that reported binding {@code rank}, in report order. */
+    private static List<long[]> boundAs(Result r, int rank) {
+        List<long[]> found = new java.util.ArrayList<>();
+        Matcher m = Pattern.compile("ftmpirun: rank " + rank + " \\(pid (\\d+)\\) bound to cpu (\\d+)").matcher(r.err());
+        while (m.find()) found.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))});
+        return found;
+    }
+
+    /** REBUILD: the replacement of rank 2 (a new process, or a warm spare) binds to rank 2's CPU. */
+    private static void replacementTakesTheFailedRanksCpu(String... spares) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("-np", "4", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto", "--bind-to", "core", "--report-bindings"));
+        args.addAll(List.of(spares));
+        Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd("org.ftmpi.runtime.testprog.RecoveryProbe",
+                args, "rebuild", "2"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        List<long[]> two = boundAs(r, 2);
+        assertEquals(2, two.size(), "rank 2, then its replacement:\n" + r.err());
+        assertNotEquals(two.get(0)[0], two.get(1)[0], "two processes");
+        assertEquals(Binding.cpuOf(2, CPUS), two.get(0)[1]);
+        assertEquals(two.get(0)[1], two.get(1)[1], "the replacement runs on the failed rank's CPU");
+    }
+
+    @Test
+    void aReplacementProcessTakesTheFailedRanksCpu() throws Exception {
+        replacementTakesTheFailedRanksCpu();
+    }
+
+    @Test
+    void aWarmSpareTakesTheFailedRanksCpuWhenItTakesOver() throws Exception {
+        replacementTakesTheFailedRanksCpu("-sp", "1");
+    }
+
     @Test
     void anInvalidBindingIsAUsageErrorNamingTheOption() throws Exception {
         Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.cmd(List.of("-np", "2", "--bind-to", "socket"), "cpus"));
