@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 /**
  * Process binding ({@code ftmpirun --bind-to core|none}, Open MPI's option of the same name).
  *
- * <p>The launcher decides ({@link #resolve}) and hands the decision to every process as job
+ * <p>The launcher decides ({@link #resolve}; not bound unless asked for) and hands the decision to every process as job
  * options: {@code bind-to} ({@code core} or {@code none}), {@code host-cpus} (the CPUs the
  * launcher may use, its {@code sched_getaffinity} set, as a list such as {@code 0-3,6}) and
  * {@code report-bindings}. Under {@code core} the process of rank {@code r} binds itself to
@@ -44,27 +44,27 @@ public final class Binding {
     private Binding() {}
 
     /**
-     * The binding of a job: {@code requested} ({@code core}, {@code none}, or null for the
-     * default) for {@code ranksOnHost} ranks on a host that offers {@code hostCpus}. The default
-     * is {@code core} when the ranks are no more than the CPUs (Open MPI's default), else
-     * {@code none}: oversubscribed ranks that each own one CPU could not move to an idle one.
-     * Warm spares are not counted: they block until they take over a failed rank's CPU.
-     * Without a CPU list (not Linux) it is always {@code none}.
+     * The binding of a job: {@code requested} ({@code core} or {@code none}), {@code none} when
+     * nothing was asked for or the host offers no CPU list (not Linux).
+     *
+     * <p>Not Open MPI's default (bind to cores when the ranks fit): measured on the shared
+     * 2-CPU machine (docs/benchmarks.md, "Issue 3, session 8: binding"), a rank bound to one CPU
+     * shares it with its own helper threads (failure detector, progress agent, GC, JIT) and with
+     * whatever else the host runs there, and cannot move: under a load of 20 three of about
+     * fifteen bound 2-rank benchmark runs lost a rank to a false "no heartbeat for 2000 ms"
+     * (none of the unbound ones), and the mean latency was not better.
      */
-    public static String resolve(String requested, int ranksOnHost, List<Integer> hostCpus) {
-        if (hostCpus.isEmpty()) return "none";
-        if (requested != null) return requested;
-        return ranksOnHost <= hostCpus.size() ? "core" : "none";
+    public static String resolve(String requested, List<Integer> hostCpus) {
+        return hostCpus.isEmpty() || requested == null ? "none" : requested;
     }
 
     /**
-     * {@code options} with the binding of {@code ranksOnHost} ranks resolved ({@link #resolve}):
-     * {@code bind-to} is {@code core} or {@code none}, and {@code host-cpus} lists
-     * {@code hostCpus} when known.
+     * {@code options} with the binding resolved ({@link #resolve}): {@code bind-to} is
+     * {@code core} or {@code none}, and {@code host-cpus} lists {@code hostCpus} when known.
      */
-    public static Map<String, String> jobOptions(Map<String, String> options, int ranksOnHost, List<Integer> hostCpus) {
+    public static Map<String, String> jobOptions(Map<String, String> options, List<Integer> hostCpus) {
         Map<String, String> o = new LinkedHashMap<>(options);
-        o.put(BIND_TO, resolve(options.get(BIND_TO), ranksOnHost, hostCpus));
+        o.put(BIND_TO, resolve(options.get(BIND_TO), hostCpus));
         if (!hostCpus.isEmpty()) o.put(HOST_CPUS, formatList(hostCpus));
         return Map.copyOf(o);
     }

@@ -106,7 +106,7 @@ final class Job implements Controller.Events {
         this.rankCommand = List.copyOf(rankCommand);
         this.console = console;
         this.n = spec.np();
-        this.jobOptions = Binding.jobOptions(spec.options(), n, Binding.allowedCpus());
+        this.jobOptions = Binding.jobOptions(spec.options(), Binding.allowedCpus());
         SecureRandom rnd = new SecureRandom();
         rnd.nextBytes(secret);
         jobId = rnd.nextLong() & Long.MAX_VALUE;

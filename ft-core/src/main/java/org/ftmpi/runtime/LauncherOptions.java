@@ -67,9 +67,8 @@ public final class LauncherOptions {
               --transports LIST     comma-separated transports to use (job option transports)
               --bind-to core|none   core: each rank's threads run on one CPU of those
                                     ftmpirun may use (its affinity set; rank r on the r-th,
-                                    round-robin); none: the kernel places them. Default:
-                                    core when the ranks are no more than those CPUs, else
-                                    none (as Open MPI); job option bind-to
+                                    round-robin); none (the default): the kernel places
+                                    them (see docs/launcher.md); job option bind-to
               --report-bindings     each rank prints its binding on stderr
               --opt KEY=VALUE       pass a job option to every rank (repeatable)
               --mca KEY VALUE       same as --opt KEY=VALUE

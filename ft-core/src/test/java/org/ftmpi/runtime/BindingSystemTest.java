@@ -68,15 +68,25 @@ class BindingSystemTest {
     }
 
     @Test
-    void byDefaultRanksAreBoundUpToOnePerCpuAndNotBeyond() throws Exception {
-        Result fits = probe("-np", Integer.toString(Math.min(2, CPUS.size())));
-        assertTrue(fits.out().contains("rank 0 cpus " + CPUS.get(0) + " threads " + CPUS.get(0) + " option.bind-to=core"),
-                fits.out());
-        assertTrue(!fits.err().contains("bound to cpu"), "no report without --report-bindings:\n" + fits.err());
-        Result over = probe("-np", Integer.toString(CPUS.size() + 1));
+    void byDefaultRanksAreNotBound() throws Exception {
+        Result r = probe("-np", "2");
         String all = Binding.formatList(CPUS);
-        assertTrue(over.out().contains("rank 0 cpus " + all + " threads " + all + " option.bind-to=none"),
-                "more ranks than CPUs: not bound, as Open MPI:\n" + over.out());
+        assertTrue(r.out().contains("rank 1 cpus " + all + " threads " + all + " option.bind-to=none"), r.out());
+        assertTrue(!r.err().contains("ftmpirun: rank "), "no report without --report-bindings:\n" + r.err());
+    }
+
+    /** ftmpirun under {@code taskset -c C}: its one CPU is the job's; two ranks bound to it, round-robin. */
+    @Test
+    void theJobGetsTheLaunchersCpusAndMoreRanksThanCpusShareThemWhenAskedFor() throws Exception {
+        int last = CPUS.get(CPUS.size() - 1);
+        List<String> c = new java.util.ArrayList<>(List.of("taskset", "-c", Integer.toString(last)));
+        c.addAll(FtmpirunSystemTest.cmd(List.of("-np", "2", "--bind-to", "core", "--report-bindings"), "cpus"));
+        Result r = FtmpirunSystemTest.run(c);
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int rank = 0; rank < 2; rank++) {
+            assertEquals(last, reportedCpu(r, rank));
+            assertTrue(r.out().contains("rank " + rank + " cpus " + last + " threads " + last), r.out());
+        }
     }
 
     /** Pids and CPUs of the processes that reported binding {@code rank}, in report order. */

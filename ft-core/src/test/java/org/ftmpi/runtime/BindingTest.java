@@ -33,7 +33,7 @@ class BindingTest {
         assertEquals("none", parse("-np", "2", "-bind-to", "none", "M").options().get("bind-to"));
         assertEquals("core", parse("-np", "2", "--opt", "bind-to=core", "M").options().get("bind-to"));
         LaunchSpec plain = parse("-np", "2", "M");
-        assertNull(plain.options().get("bind-to"), "no choice: the launcher decides (Binding.resolve)");
+        assertNull(plain.options().get("bind-to"), "no choice: Binding.resolve decides (none)");
         assertNull(plain.options().get("report-bindings"));
     }
 
@@ -52,16 +52,13 @@ class BindingTest {
     }
 
     @Test
-    void defaultIsCoreUpToOneRankPerCpuThenNone() {
+    void notBoundUnlessAskedFor() {
         List<Integer> two = List.of(0, 1);
-        assertEquals("core", Binding.resolve(null, 1, two));
-        assertEquals("core", Binding.resolve(null, 2, two));
-        assertEquals("none", Binding.resolve(null, 3, two), "oversubscribed: Open MPI does not bind either");
-        assertEquals("core", Binding.resolve("core", 4, two), "asked for: round-robin");
-        assertEquals("none", Binding.resolve("none", 1, two));
-        assertEquals("core", Binding.resolve(null, 1, List.of(0)), "one CPU, one rank");
-        assertEquals("none", Binding.resolve(null, 2, List.of(0)), "one CPU, two ranks");
-        assertEquals("none", Binding.resolve("core", 2, List.of()), "no CPU list (not Linux): nothing to bind to");
+        assertEquals("none", Binding.resolve(null, two), "the default (measured: docs/benchmarks.md)");
+        assertEquals("core", Binding.resolve("core", two));
+        assertEquals("none", Binding.resolve("none", two));
+        assertEquals("core", Binding.resolve("core", List.of(0)), "one CPU: every rank on it, as asked");
+        assertEquals("none", Binding.resolve("core", List.of()), "no CPU list (not Linux): nothing to bind to");
     }
 
     @Test
@@ -76,11 +73,12 @@ class BindingTest {
 
     @Test
     void jobOptionsCarryTheResolvedBindingAndTheHostCpus() {
-        Map<String, String> o = Binding.jobOptions(Map.of("comm-mode", "abort"), 2, List.of(0, 1, 2, 3));
+        Map<String, String> o = Binding.jobOptions(Map.of("comm-mode", "abort", "bind-to", "core"), List.of(0, 1, 2, 3));
         assertEquals("core", o.get("bind-to"));
         assertEquals("0-3", o.get("host-cpus"));
         assertEquals("abort", o.get("comm-mode"));
-        Map<String, String> none = Binding.jobOptions(Map.of("bind-to", "core"), 2, List.of());
+        assertEquals("none", Binding.jobOptions(Map.of(), List.of(0, 1)).get("bind-to"));
+        Map<String, String> none = Binding.jobOptions(Map.of("bind-to", "core"), List.of());
         assertEquals("none", none.get("bind-to"));
         assertFalse(none.containsKey("host-cpus"));
     }
