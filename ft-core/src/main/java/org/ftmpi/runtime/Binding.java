@@ -136,6 +136,7 @@ public final class Binding {
         String mode = options.getOrDefault(BIND_TO, "none");
         boolean report = Boolean.parseBoolean(options.get(REPORT));
         String cpus = options.get(HOST_CPUS);
+        if (!mode.equals("core") && !report) return; // the default: nothing to do or say
         String outcome;
         if (!mode.equals("core") || cpus == null) {
             outcome = "not bound (cpus " + formatList(allowedCpus()) + ")";
