@@ -674,7 +674,24 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (hosts == null || hosts.length <= rank || hosts[rank] == null) return 0;
         int local = 0;
         for (String h : hosts) if (hosts[rank].equals(h)) local++;
-        return local > Runtime.getRuntime().availableProcessors() ? IDLE_SPIN : 0;
+        return local > hostCpus(job.options()) ? IDLE_SPIN : 0;
+    }
+
+    /**
+     * The CPUs of this rank's host: the launcher's CPU set (job option {@code host-cpus}), else
+     * this JVM's. Not {@link Runtime#availableProcessors()} alone: a rank bound to one CPU
+     * ({@code ftmpirun --bind-to core}) sees 1 there, and is not oversubscribed for that.
+     */
+    private static int hostCpus(Map<String, String> options) {
+        String list = options.get(org.ftmpi.runtime.Binding.HOST_CPUS);
+        if (list != null) {
+            try {
+                return org.ftmpi.runtime.Binding.parseList(list).size();
+            } catch (IllegalArgumentException e) {
+                // not from ftmpirun; fall back to this JVM's view
+            }
+        }
+        return Runtime.getRuntime().availableProcessors();
     }
 
     /**

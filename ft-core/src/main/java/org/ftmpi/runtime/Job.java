@@ -32,6 +32,8 @@ final class Job implements Controller.Events {
 
     private final LaunchSpec spec;
     private final List<String> rankCommand;
+    /** The job options handed to the processes: the command line's, with the binding resolved ({@link Binding#jobOptions}). */
+    private final Map<String, String> jobOptions;
     private final LauncherConsole console;
     private final int n;
     private final long jobId;
@@ -104,6 +106,7 @@ final class Job implements Controller.Events {
         this.rankCommand = List.copyOf(rankCommand);
         this.console = console;
         this.n = spec.np();
+        this.jobOptions = Binding.jobOptions(spec.options(), Binding.allowedCpus());
         SecureRandom rnd = new SecureRandom();
         rnd.nextBytes(secret);
         jobId = rnd.nextLong() & Long.MAX_VALUE;
@@ -204,7 +207,7 @@ final class Job implements Controller.Events {
         env.put(RuntimeEnv.CONTROLLER, controller.address());
         env.put(RuntimeEnv.HOST, host);
         putDeathWatch(env, procIds[rank]);
-        Map<String, String> options = spec.options();
+        Map<String, String> options = jobOptions;
         if (replacement) {
             // A replacement takes no part in the heartbeat ring (the survivors' rings skip the
             // failed rank for good); the controller still sees its exit at once.
@@ -258,7 +261,7 @@ final class Job implements Controller.Events {
         synchronized (this) {
             id = nextProcId++;
         }
-        Map<String, String> options = new java.util.LinkedHashMap<>(spec.options());
+        Map<String, String> options = new java.util.LinkedHashMap<>(jobOptions);
         options.put("restarted", "true");
         options.put("hb-period", "0");
         env.put(RuntimeEnv.SPARE, "1");

@@ -65,6 +65,11 @@ public final class LauncherOptions {
               --tcp-bind ADDR       address for the controller and TCP transport
                                     (default 127.0.0.1; job option tcp-bind)
               --transports LIST     comma-separated transports to use (job option transports)
+              --bind-to core|none   core: each rank's threads run on one CPU of those
+                                    ftmpirun may use (its affinity set; rank r on the r-th,
+                                    round-robin); none (the default): the kernel places
+                                    them (see docs/launcher.md); job option bind-to
+              --report-bindings     each rank prints its binding on stderr
               --opt KEY=VALUE       pass a job option to every rank (repeatable)
               --mca KEY VALUE       same as --opt KEY=VALUE
               -x VAR, -x VAR=VALUE  export VAR (from this environment, or with VALUE) to ranks
@@ -160,6 +165,8 @@ public final class LauncherOptions {
                     options.put("tcp-bind", bind);
                 }
                 case "--transports" -> options.put("transports", inline != null ? inline : value(args, i++, name));
+                case "--bind-to", "-bind-to" -> options.put(Binding.BIND_TO, inline != null ? inline : value(args, i++, name));
+                case "--report-bindings", "-report-bindings" -> options.put(Binding.REPORT, "true");
                 case "--opt" -> {
                     String kv = inline != null ? inline : value(args, i++, name);
                     int eq = kv.indexOf('=');
@@ -194,7 +201,7 @@ public final class LauncherOptions {
                 default -> throw new UsageException("unknown option '" + a + "' (see ftmpirun --help)");
             }
             if (inline != null && (name.equals("--tag-output") || name.equals("--verbose")
-                    || name.equals("--help") || name.equals("--version"))) {
+                    || name.equals("--help") || name.equals("--version") || name.equals("--report-bindings"))) {
                 throw new UsageException("option " + name + " takes no value");
             }
         }
@@ -216,6 +223,14 @@ public final class LauncherOptions {
             if (v != null && !v.matches("\\d{1,9}")) {
                 throw new UsageException("job option " + k + " needs a whole number >= 0, got '" + v + "'");
             }
+        }
+        String bindTo = options.get(Binding.BIND_TO);
+        if (bindTo != null && !Binding.MODES.contains(bindTo)) {
+            throw new UsageException("--bind-to " + bindTo + " is not a binding (" + String.join(", ", Binding.MODES) + ")");
+        }
+        if (options.containsKey(Binding.HOST_CPUS)) {
+            throw new UsageException("job option " + Binding.HOST_CPUS + " is set by ftmpirun from its own CPU affinity;"
+                    + " to restrict the CPUs, start ftmpirun under taskset -c LIST");
         }
         if (options.containsKey("spares") && !"rebuild".equals(options.get("comm-mode"))) {
             throw new UsageException("-sp (warm spares) needs --comm-mode rebuild");

@@ -44,11 +44,17 @@ public final class RankMain {
             System.exit(1);
             return;
         }
+        java.util.Map<String, String> options = RuntimeEnv.decodeOptions(System.getenv(RuntimeEnv.OPTIONS));
+        long pid = ProcessHandle.current().pid();
         if ("1".equals(System.getenv(RuntimeEnv.SPARE))) { // ftmpirun -sp: wait to take over a rank
             Spare.warmUp(Thread.currentThread().getContextClassLoader());
-            RankRuntimes.assign(Spare.awaitAssignment(System.getenv(), SecretLine.processSecret()));
+            int rank = Spare.awaitAssignment(System.getenv(), SecretLine.processSecret());
+            if (rank >= 0) Binding.applyFromOptions(options, rank, pid); // the failed rank's CPU (--bind-to core)
+            RankRuntimes.assign(rank);
         } else {
-            java.util.Map<String, String> options = RuntimeEnv.decodeOptions(System.getenv(RuntimeEnv.OPTIONS));
+            // before any thread of the library or the user starts: they inherit the binding
+            String rank = System.getenv(RuntimeEnv.RANK);
+            if (rank != null) Binding.applyFromOptions(options, Integer.parseInt(rank), pid);
             if (WarmUp.wanted(options)) WarmUp.inBackground(options); // the first failure should not run cold code
         }
         org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.MAIN, 0);

@@ -20,7 +20,8 @@ import org.ftmpi.runtime.RankRuntimes;
 /**
  * Rank program for the ftmpirun system tests; uses only the RankRuntime API. Modes:
  * {@code hello}, {@code stdin}, {@code exit RANK CODE} (after finalize), {@code kill RANK},
- * {@code abort RANK CODE}, {@code sleep}, {@code secret}, {@code throw RANK}.
+ * {@code abort RANK CODE}, {@code sleep}, {@code secret}, {@code throw RANK}, {@code cpus} (the
+ * CPU affinity of the process and of all its threads).
  */
 public final class RtProbe {
     private RtProbe() {}
@@ -86,6 +87,8 @@ public final class RtProbe {
             case "vmopt" -> say("rank " + me + " " + args[1] + "=" + java.lang.management.ManagementFactory
                     .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption(args[1]).getValue());
             case "secret" -> checkSecret(me, info.secret());
+            case "cpus" -> say("rank " + me + " cpus " + cpusAllowed(Path.of("/proc/self/status"))
+                    + " threads " + threadCpus() + " option.bind-to=" + info.option("bind-to", "-"));
             default -> { }
         }
         rt.finalizeBarrier();
@@ -116,6 +119,29 @@ public final class RtProbe {
         }
         say("rank " + me + " secret bytes " + secret.length + " checked " + places.size()
                 + (where.isEmpty() ? " clean" : " LEAK in" + where));
+    }
+
+    /** The Cpus_allowed_list of a /proc status file. */
+    private static String cpusAllowed(Path status) throws java.io.IOException {
+        for (String l : Files.readAllLines(status)) {
+            if (l.startsWith("Cpus_allowed_list:")) return l.substring(l.indexOf(':') + 1).trim();
+        }
+        return "?";
+    }
+
+    /** The distinct Cpus_allowed_list values of this JVM's threads, joined by '/'. */
+    private static String threadCpus() throws java.io.IOException {
+        java.util.Set<String> lists = new java.util.TreeSet<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    lists.add(cpusAllowed(t.resolve("status")));
+                } catch (java.io.IOException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return String.join("/", lists);
     }
 
     private static String read(Path p) {
