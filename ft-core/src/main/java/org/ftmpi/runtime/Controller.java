@@ -147,10 +147,16 @@ public final class Controller implements AutoCloseable {
         return connectionEnded.contains(procId);
     }
 
-    /** The job tells the controller that a rank's process ended. */
-    public void rankExited(int rank) {
+    /**
+     * The job tells the controller that process {@code procId} of {@code rank} ended. Ignored
+     * when the rank has been handed to another process since (comm-mode rebuild): a warm spare
+     * assigned here before the job's waitpid thread reports the old process's exit must not be
+     * marked exited (its REGISTER would be refused).
+     */
+    public void rankExited(int rank, long procId) {
         String impossible = null;
         synchronized (this) {
+            if (procIds[rank] != procId) return;
             exited[rank] = true;
             if (regs[rank] == null) {
                 exitedUnregistered = true;

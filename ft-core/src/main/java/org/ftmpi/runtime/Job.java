@@ -438,11 +438,12 @@ final class Job implements Controller.Events {
 
     private void rankExited(int rank, Process p) {
         int status = p.exitValue();
+        long exitedId;
         synchronized (this) {
             Watched seen = seenByWatch.remove(p);
             if (seen != null) {
                 watchedExit(rank, p, status, seen.seenNs());
-                if (procs[rank] == p) controller.rankExited(rank);
+                if (procs[rank] == p) controller.rankExited(rank, procIds[rank]);
                 processEnded();
                 return;
             }
@@ -451,9 +452,10 @@ final class Job implements Controller.Events {
                 processEnded();
                 return;
             }
+            exitedId = procIds[rank];
         }
         try {
-            controller.rankExited(rank);
+            controller.rankExited(rank, exitedId);
             synchronized (this) {
                 console.log("rank " + rank + " (pid " + p.pid() + ") " + ExitStatus.describe(status));
                 if (ending) {

@@ -129,7 +129,7 @@ class ControllerTest {
         assertThrows(TimeoutException.class, () -> f0.get(200, TimeUnit.MILLISECONDS),
                 "barrier released before rank 2 arrived");
         assertFalse(f1.isDone(), "barrier released before rank 2 arrived");
-        controller.rankExited(2); // rank 2 died after the exchange: the barrier counts live ranks
+        controller.rankExited(2, 13); // rank 2 died after the exchange: the barrier counts live ranks
         f0.get(5, TimeUnit.SECONDS);
         f1.get(5, TimeUnit.SECONDS);
     }
@@ -233,10 +233,30 @@ class ControllerTest {
     @Test
     void rankExitingWithoutRegisteringMakesTheExchangeImpossible() throws Exception {
         exchangeAsync(client(0), "ep0");
-        controller.rankExited(1);
+        controller.rankExited(1, 12);
         String e = events.poll(5, TimeUnit.SECONDS);
         assertNotNull(e);
         assertTrue(e.startsWith("impossible "), e);
+    }
+
+    /**
+     * REBUILD with a warm spare: the controller hands rank 2 to process 20 before the job's
+     * waitpid thread reports the exit of process 13, its old one. That late report must not mark
+     * the rank exited: the replacement's REGISTER is accepted and it gets the table. (Under load
+     * the refused REGISTER ended a replacement before MPI_Init and aborted the job.)
+     */
+    @Test
+    void theOldProcessExitReportedAfterTheHandOverDoesNotRefuseTheReplacement() throws Exception {
+        exchangeAll();
+        controller.replace(2, 20);
+        controller.rankExited(2, 13);
+        JobInfo pre = ControlClient.preliminary(42, 2, N, 20, "host2", secret, Map.of("restarted", "true"));
+        ControlClient replacement = new ControlClient(pre, "127.0.0.1", controller.port());
+        replacement.onFenced(why -> events.add("fenced replacement"));
+        clients.add(replacement);
+        JobInfo info = exchangeAsync(replacement, "ep2b").get(10, TimeUnit.SECONDS);
+        assertEquals(2, info.rank());
+        assertEquals(20, info.procIds()[2], "the table names the replacement");
     }
 
     @Test
