@@ -1527,8 +1527,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 int ahead = t.premadeConnections();
                 if (t.reconnect(w, newId, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
                     best = t;
-                    premade = t.premadeConnections() > ahead;
                 }
+                // A connection made ahead (TCP, warm spare) is taken even when shared memory routes the rank.
+                premade |= t.premadeConnections() > ahead;
             } catch (IOException e) {
                 error = e.getMessage();
             }
