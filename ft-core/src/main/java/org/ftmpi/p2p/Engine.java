@@ -123,9 +123,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         ft.fastRange(fast[0], fast[1]);
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
-        // A replacement (FT-MPI REBUILD) reaches every rank over TCP: the survivors connect to
-        // it there; shared-memory pairs are not re-made.
-        if (restarting) allow = List.of("tcp");
+        // A replacement (FT-MPI REBUILD) opens the transports whose reconnect can reach it: the
+        // survivors connect to it over TCP and re-make their shared-memory pairs with it.
+        if (restarting) {
+            List<String> wantedAllow = allow;
+            allow = REPLACEMENT_TRANSPORTS.stream().filter(n -> wantedAllow == null || wantedAllow.contains(n)).toList();
+        }
         TransportContext tc = new TransportContext(pre, this);
         Map<String, byte[]> endpoints = new LinkedHashMap<>();
         for (TransportProvider p : ServiceLoader.load(TransportProvider.class, Engine.class.getClassLoader())) {
@@ -139,7 +142,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         this.job = runtime.exchange(endpoints);
         if (restarting) trace.record(FtTrace.EXCHANGED, rank, 0);
         this.idleStart = idleStart(job, idleMode);
-        for (Transport t : transports) t.connect(job);
+        if (restarting) {
+            // Lowest exclusivity first: TCP accepts every survivor's connection before shared
+            // memory waits for the survivors' pair files, so a survivor that dials this process
+            // before it makes its file (reconnect, in transport order) is never waited on in turn.
+            List<Transport> order = new ArrayList<>(transports);
+            order.sort(java.util.Comparator.comparingInt(t -> t.limits().exclusivity()));
+            for (Transport t : order) t.connect(job);
+        } else {
+            for (Transport t : transports) t.connect(job);
+        }
         if (restarting) {
             int premade = 0;
             for (Transport t : transports) premade += t.premadeConnections();
@@ -1417,6 +1429,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final long[] procIdOf;
     /** A replacement's first FT frame from each survivor: its context id, and the generation as epoch. */
     static final int WELCOME = Integer.MIN_VALUE;
+    /** The transports a replacement (FT-MPI REBUILD) opens: those whose {@code reconnect} re-makes a connection. */
+    public static final List<String> REPLACEMENT_TRANSPORTS = List.of("tcp", "shm");
     /**
      * FT-MPI: a survivor passes on a failure it learned of (context id of an FT frame; tag: the
      * failed world rank; payload: its process id and the cause), see {@link #passOn}.
@@ -1533,9 +1547,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * Rebuild, under the lock: connects to the replacement of {@code w} (over the transport with
-     * the highest exclusivity that can reach it: TCP, since shared-memory pairs are not
-     * re-made), makes it a live peer again and sends it WELCOME with the generation.
+     * Rebuild, under the lock: connects to the replacement of {@code w} (every transport's
+     * reconnect runs; the one with the highest exclusivity that reaches it routes it: shared
+     * memory when the replacement is on this host, else TCP), makes it a live peer again and
+     * sends it WELCOME with the generation.
      */
     private void join(int w) {
         Map<String, byte[]> eps = replacements.remove(w);
@@ -1549,8 +1564,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 int ahead = t.premadeConnections();
                 if (t.reconnect(w, newId, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
                     best = t;
-                    premade = t.premadeConnections() > ahead;
                 }
+                // A connection made ahead (TCP, warm spare) is taken even when shared memory routes the rank.
+                premade |= t.premadeConnections() > ahead;
             } catch (IOException e) {
                 error = e.getMessage();
             }
@@ -1560,6 +1576,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             return; // stays failed; the next round of the recovery handles it
         }
         trace.record(premade ? FtTrace.PREMADE : FtTrace.CONNECTED, w, 0);
+        if (best.name().equals("shm")) trace.record(FtTrace.SHM, w, 0);
         route[w] = best;
         eagerLimit[w] = best.limits().eagerLimitBytes();
         fragment[w] = best.limits().maxFragmentBytes();

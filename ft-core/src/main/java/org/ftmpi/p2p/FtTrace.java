@@ -19,14 +19,15 @@ public final class FtTrace {
     public static final int NOTICE = 0, RECOVERY = 1, AGREE = 2, SENT = 3, RECEIVED = 4, DECIDED = 5,
             ANNOUNCED = 6, REPLACEMENTS = 7, CONNECT = 8, CONNECTED = 9, REBUILT = 10, DONE = 11,
             ASSIGNED = 12, INIT = 13, EXCHANGED = 14, WELCOMED = 15, HEARD = 16, MAIN = 17, CONTROL = 18,
-            PREMADE = 19, ADOPTED = 20, REGISTERED = 21;
+            PREMADE = 19, ADOPTED = 20, REGISTERED = 21, SHM = 22;
     private static final String[] NAMES = {"notice of rank", "recovery entered, generation",
         "agreement started, context", "sent", "received", "decided, value", "replacement announced for rank",
         "every replacement announced", "connecting to the replacement of rank", "connected to rank",
         "COMM_WORLD rebuilt, generation", "recovery done, generation", "spare assigned rank", "MPI_Init started",
         "endpoints exchanged", "welcomed, generation", "told of the failure of rank", "user main started",
         "control connection authenticated", "connected to rank (made ahead)",
-        "pre-made connections taken from the warm spare's listener:", "registered at the assignment as rank"};
+        "pre-made connections taken from the warm spare's listener:", "registered at the assignment as rank",
+        "replacement reached over shm: rank"};
     /** Who told of a failure ({@link #HEARD}): the job (controller notice or heartbeat ring), or a transport. */
     private static final String[] SOURCES = {"by the job (controller or heartbeat ring)", "by a transport",
         "by another survivor"};
@@ -125,6 +126,8 @@ public final class FtTrace {
                     s.append(NAMES[k]).append(' ').append(a[i]).append(' ').append(SOURCES[b[i]]);
                 } else if (k == PREMADE) {
                     s.append("connected to rank ").append(a[i]).append(" over the connection made ahead to the warm spare");
+                } else if (k == SHM) {
+                    s.append("replacement of rank ").append(a[i]).append(" reached over shm");
                 } else if (k == DECIDED) {
                     s.append(NAMES[k]).append(' ').append(a[i]).append(", failed ").append(b[i]);
                 } else {

@@ -13,6 +13,7 @@ import org.ftmpi.runtime.wire.Auth;
 import org.ftmpi.runtime.wire.Frame;
 import org.ftmpi.runtime.wire.FrameCodec;
 import org.ftmpi.runtime.wire.FrameType;
+import org.ftmpi.transport.TransportProvider;
 import org.ftmpi.transport.tcp.TcpSparePort;
 
 /**
@@ -61,9 +62,13 @@ final class Spare {
         Map<String, byte[]> endpoints;
         try {
             rankConnection = ControlClient.connect(secret, host, port);
-            endpoints = Map.of("tcp", TcpSparePort.open(Long.parseUnsignedLong(env.get(RuntimeEnv.JOB_ID), 16),
-                    Integer.parseInt(env.get(RuntimeEnv.SIZE)), secret,
-                    RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS)).getOrDefault("tcp-bind", "127.0.0.1")));
+            long jobId = Long.parseUnsignedLong(env.get(RuntimeEnv.JOB_ID), 16);
+            int size = Integer.parseInt(env.get(RuntimeEnv.SIZE));
+            Map<String, String> options = RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS));
+            endpoints = new java.util.LinkedHashMap<>(Map.of("tcp",
+                    TcpSparePort.open(jobId, size, secret, options.getOrDefault("tcp-bind", "127.0.0.1"))));
+            endpoints.putAll(aheadEndpoints(new JobInfo(jobId, -1, size, new long[0], new String[0],
+                    java.util.List.of(), secret, Map.copyOf(options))));
         } catch (IOException e) {
             System.exit(0); // the controller is gone: nothing to take over
             return -1;
@@ -90,6 +95,25 @@ final class Spare {
         }
         System.exit(0);
         return -1;
+    }
+
+    /**
+     * The endpoints other transports of this process will publish after a takeover, known now
+     * ({@link TransportProvider#spareEndpoint}: shared memory's domain and pid), so that the ranks
+     * of this host re-make their shared-memory pairs with this spare when it takes over a rank.
+     * Only the transports a replacement opens (tcp, shm; within {@code --transports}).
+     */
+    private static Map<String, byte[]> aheadEndpoints(JobInfo job) {
+        String wanted = job.option("transports", "");
+        java.util.List<String> allow = wanted.isBlank() ? null : java.util.Arrays.asList(wanted.split(","));
+        Map<String, byte[]> eps = new java.util.LinkedHashMap<>();
+        for (TransportProvider p : java.util.ServiceLoader.load(TransportProvider.class, Spare.class.getClassLoader())) {
+            if (!org.ftmpi.p2p.Engine.REPLACEMENT_TRANSPORTS.contains(p.name())
+                    || allow != null && !allow.contains(p.name())) continue;
+            byte[] e = p.spareEndpoint(job);
+            if (e != null) eps.put(p.name(), e);
+        }
+        return eps;
     }
 
     /**

@@ -7,6 +7,13 @@ package org.ftmpi.transport.shm;
  * mappings stay valid; a job killed before that point is cleaned up by the launcher, which
  * removes every file with the job's prefix).
  *
+ * <p>After FT-MPI REBUILD a survivor and the replacement of a rank get a fresh file,
+ * {@code ftmpi-<job id>-<lo>-<hi>-p<replacement's process id>} (process ids are never reused, so
+ * every incarnation has its own file and no ring of the old process is ever read), created by
+ * the survivor under the name plus {@code .new} and renamed when its magic word is set, mapped
+ * and unlinked by the replacement. A survivor that cannot make it leaves the name plus {@code
+ * .declined} (empty) instead, and both sides use TCP.
+ *
  * <pre>
  *  +--------------------------------------------------------------+ 0
  *  | magic 'FTSH' (int) release-stored last by lo when all is set  |
@@ -80,6 +87,16 @@ final class PairDescriptor {
     static long fileBytes(int capacity) {
         long raw = RINGS_OFFSET + 2 * RingDescriptor.ringBytes(capacity);
         return (raw + FILE_ROUNDING - 1) / FILE_ROUNDING * FILE_ROUNDING;
+    }
+
+    /** Suffix of a re-made pair file while the survivor writes it. */
+    static final String NEW_SUFFIX = ".new";
+    /** Suffix of the empty marker a survivor leaves when it could not re-make the pair. */
+    static final String DECLINED_SUFFIX = ".declined";
+
+    /** File name of the pair's segment re-made for replacement process {@code procId} (REBUILD). */
+    static String replacementFileName(String jobPrefix, int lo, int hi, long procId) {
+        return fileName(jobPrefix, lo, hi) + "-p" + procId;
     }
 
     /** File name of the pair's segment. */

@@ -8,11 +8,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 import org.ftmpi.runtime.SharedMemoryFiles;
 
@@ -21,7 +23,15 @@ import org.ftmpi.runtime.SharedMemoryFiles;
  * it is the lower rank of, attaches to the others, probes cross-memory attach both ways, then
  * unlinks the files it created. Every wait is bounded and sleeps (never a busy loop).
  *
- * <p><b>Note:</b> used once, by the connecting thread.
+ * <p>FT-MPI REBUILD re-makes the pair of a replaced rank in a fresh file named after the
+ * replacement's process id ({@link PairDescriptor#replacementFileName}): the survivor creates it
+ * ({@link #createFor}, never waiting, under the engine's progress lock) and the replacement
+ * attaches to it in its {@code connect} ({@link #attachFor}). Nothing of the old process's
+ * rings can reach either side: the old file is not reused. Cross-memory attach is probed when
+ * both sides are there ({@link #settle}, from the transport's idle check).
+ *
+ * <p><b>Note:</b> {@link #connect} and {@link #attachFor} run on the connecting thread; {@link
+ * #createFor} and {@link #settle} under the engine's progress lock.
  */
 final class ShmConnector {
     static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
@@ -65,19 +75,11 @@ final class ShmConnector {
                 MappedRegion m = MappedRegion.create(p, bytes, config.unsafeAccess());
                 regions[r] = m;
                 created.add(p);
-                ControlWords w = m.words();
-                w.putIntPlain(VERSION_OFFSET, LAYOUT_VERSION);
-                w.putLongPlain(JOB_ID_OFFSET, jobId);
-                w.putIntPlain(CAPACITY_OFFSET, cap);
-                w.putIntPlain(LO_RANK_OFFSET, me);
-                w.putIntPlain(HI_RANK_OFFSET, r);
-                w.putIntPlain(SALT_OFFSET, ThreadLocalRandom.current().nextInt());
-                writeSide(w, side(0));
-                w.putIntRelease(MAGIC_OFFSET, MAGIC);
+                initialise(m.words(), me, r, 0);
             }
             for (int r : peers) {
                 if (r > me) continue;
-                regions[r] = attach(file(r, me), bytes, r);
+                regions[r] = attach(file(r, me), bytes, r, me);
                 writeSide(regions[r].words(), side(1));
             }
             for (int r : peers) {
@@ -104,6 +106,108 @@ final class ShmConnector {
         }
     }
 
+    /** Writes the header and side {@code mySide} of a new pair file, then release-stores the magic word. */
+    private void initialise(ControlWords w, int lo, int hi, int mySide) {
+        w.putIntPlain(VERSION_OFFSET, LAYOUT_VERSION);
+        w.putLongPlain(JOB_ID_OFFSET, jobId);
+        w.putIntPlain(CAPACITY_OFFSET, config.ringBytes());
+        w.putIntPlain(LO_RANK_OFFSET, lo);
+        w.putIntPlain(HI_RANK_OFFSET, hi);
+        w.putIntPlain(SALT_OFFSET, ThreadLocalRandom.current().nextInt());
+        writeSide(w, side(mySide));
+        w.putIntRelease(MAGIC_OFFSET, MAGIC);
+    }
+
+    private Path replacementFile(int peer, long replacementProcId) {
+        return config.dir().resolve(replacementFileName(SharedMemoryFiles.prefix(jobId), Math.min(me, peer),
+                Math.max(me, peer), replacementProcId));
+    }
+
+    /**
+     * REBUILD, survivor's side: a fresh pair file for process {@code procId} (pid {@code
+     * peerPid}), the replacement of rank {@code peer}. Written under a temporary name and renamed
+     * when complete, so the replacement never maps a half-made file; if it cannot be made, a
+     * {@link PairDescriptor#DECLINED_SUFFIX} marker tells the replacement to use another
+     * transport. Never waits.
+     */
+    ShmPair createFor(int peer, long procId, long peerPid) throws IOException {
+        int mySide = me < peer ? 0 : 1;
+        Path p = replacementFile(peer, procId);
+        Path tmp = p.resolveSibling(p.getFileName() + NEW_SUFFIX);
+        int cap = config.ringBytes();
+        MappedRegion m = null;
+        try {
+            m = MappedRegion.create(tmp, fileBytes(cap), config.unsafeAccess());
+            initialise(m.words(), Math.min(me, peer), Math.max(me, peer), mySide);
+            Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            if (m != null) m.close();
+            Files.deleteIfExists(tmp);
+            try {
+                Files.createFile(p.resolveSibling(p.getFileName() + DECLINED_SUFFIX));
+            } catch (IOException ignored) {
+                // the replacement then waits for this pair until its 60 s connect timeout
+            }
+            throw e;
+        }
+        ShmPair pair = new ShmPair(peer, mySide, m, cap, m.words().getIntPlain(SALT_OFFSET), peerPid, myPid);
+        pair.file = p;
+        pair.cmaPending = true;
+        return pair;
+    }
+
+    /**
+     * REBUILD, replacement's side (this process): attaches to the file the survivor {@code peer}
+     * made for it ({@link #createFor}), unlinks it and probes the survivor. Waits for the file at
+     * most 60 s; returns null when the survivor declined (it reaches this process over another
+     * transport) or when {@code gone} says its process has failed meanwhile.
+     */
+    ShmPair attachFor(int peer, long myProcId, IntPredicate gone) throws IOException {
+        Path p = replacementFile(peer, myProcId);
+        Path declined = p.resolveSibling(p.getFileName() + DECLINED_SUFFIX);
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        int naps = 0;
+        while (!Files.exists(p)) {
+            if (Files.deleteIfExists(declined) || gone.test(peer)) return null;
+            if (System.nanoTime() > deadline) {
+                throw new IOException("rank " + peer + " did not make " + p + " for this replacement within 60 s");
+            }
+            nap(naps++);
+        }
+        int mySide = me < peer ? 0 : 1;
+        int cap = config.ringBytes();
+        MappedRegion m = attach(p, fileBytes(cap), Math.min(me, peer), Math.max(me, peer));
+        Files.deleteIfExists(p);
+        ControlWords w = m.words();
+        writeSide(w, side(mySide));
+        long peerSide = side(1 - mySide);
+        long pid = w.getLongPlain(peerSide + SIDE_PID);
+        ShmPair pair = new ShmPair(peer, mySide, m, cap, w.getIntPlain(SALT_OFFSET), pid, myPid);
+        w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid) ? CMA_OK : CMA_FAILED);
+        pair.cmaPending = true;
+        return pair;
+    }
+
+    /**
+     * A re-made pair's cross-memory-attach probe, one step: once the peer has attached, this side
+     * probes it (if it has not yet), and once the peer's result is there it says whether the peer
+     * reads this process ({@link ShmPair#peerReadsUs}; until then large messages go as copies).
+     *
+     * @return whether the probe is complete
+     */
+    boolean settle(ShmPair p) {
+        ControlWords w = p.region.words();
+        long mine = p.mySide() + SIDE_CMA_RESULT;
+        if (w.getIntAcquire(mine) == 0) {
+            if (w.getIntAcquire(p.peerSide() + SIDE_STATE) != STATE_ATTACHED) return false;
+            w.putIntRelease(mine, probePeer(w, p.peerSide(), p.peerPid) ? CMA_OK : CMA_FAILED);
+        }
+        int theirs = w.getIntAcquire(p.peerSide() + SIDE_CMA_RESULT);
+        if (theirs == 0) return false;
+        p.peerReadsUs = config.cmaAllowed() && theirs == CMA_OK;
+        return true;
+    }
+
     private void writeSide(ControlWords w, long side) {
         w.putLongPlain(side + SIDE_PID, myPid);
         w.putLongPlain(side + SIDE_PROBE_ADDRESS, probe.address());
@@ -111,8 +215,8 @@ final class ShmConnector {
         w.putIntRelease(side + SIDE_STATE, STATE_ATTACHED);
     }
 
-    /** Waits for the lower rank's file, maps it and checks that it belongs to this pair. */
-    private MappedRegion attach(Path p, long bytes, int lo) throws IOException {
+    /** Waits for the lower rank's file, maps it and checks that it belongs to the pair (lo, hi). */
+    private MappedRegion attach(Path p, long bytes, int lo, int hi) throws IOException {
         long deadline = System.nanoTime() + TIMEOUT_NS;
         int naps = 0;
         while (!Files.exists(p) || Files.size(p) < bytes) {
@@ -127,8 +231,8 @@ final class ShmConnector {
             await(() -> w.getIntAcquire(MAGIC_OFFSET) == MAGIC ? 1 : 0, "rank " + lo + " to initialise " + p);
             if (w.getIntPlain(VERSION_OFFSET) != LAYOUT_VERSION || w.getLongPlain(JOB_ID_OFFSET) != jobId
                     || w.getIntPlain(CAPACITY_OFFSET) != config.ringBytes()
-                    || w.getIntPlain(LO_RANK_OFFSET) != lo || w.getIntPlain(HI_RANK_OFFSET) != me) {
-                throw new IOException(p + " does not describe the pair (" + lo + ", " + me + ") of this job");
+                    || w.getIntPlain(LO_RANK_OFFSET) != lo || w.getIntPlain(HI_RANK_OFFSET) != hi) {
+                throw new IOException(p + " does not describe the pair (" + lo + ", " + hi + ") of this job");
             }
             return m;
         } catch (IOException | RuntimeException e) {

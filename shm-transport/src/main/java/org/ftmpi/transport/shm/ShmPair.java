@@ -31,6 +31,10 @@ final class ShmPair {
     String lostCause;
     int idlePolls;
     long lastLivenessCheckNs;
+    /** A pair re-made after REBUILD: its cross-memory-attach probe is not complete yet ({@link ShmConnector#settle}). */
+    boolean cmaPending;
+    /** The file this side created for a re-made pair (the replacement unlinks it; removed here if it did not). */
+    java.nio.file.Path file;
     /** Fragment-sized native memory for single-copy reads whose target is on the Java heap. */
     MemorySegment bounce;
 

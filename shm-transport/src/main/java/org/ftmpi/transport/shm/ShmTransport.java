@@ -62,6 +62,8 @@ final class ShmTransport implements Transport {
     /** process_vm_readv calls made for PINNED records (a batch is one). */
     private long cmaCalls;
     private ShmPair[] pairs = new ShmPair[0];
+    /** Makes the pairs: all at {@link #connect}, one at each {@link #reconnect} (REBUILD). */
+    private ShmConnector connector;
     private final List<ShmPair> live = new ArrayList<>();
     private boolean closed;
 
@@ -77,7 +79,7 @@ final class ShmTransport implements Transport {
                 // message is left to process_vm_readv, one call per message up to MAX_PINNED_BYTES.
                 this.cmaHere ? 0 : config.eagerLimitBytes(),
                 this.cmaHere ? Math.max(ShmConfig.MAX_PINNED_BYTES, config.maxFragmentBytes()) : config.maxFragmentBytes());
-        this.endpoint = (hostKey + "|" + myPid).getBytes(StandardCharsets.UTF_8);
+        this.endpoint = endpoint(hostKey, myPid);
         MemorySegment headers = arena.allocate((long) BATCH_PIECES * FrameHeader.BYTES, 8);
         for (int i = 0; i < BATCH_PIECES; i++) {
             batchHeaders[i] = headers.asSlice((long) i * FrameHeader.BYTES, FrameHeader.BYTES);
@@ -95,22 +97,50 @@ final class ShmTransport implements Transport {
     public void connect(JobInfo job) throws IOException {
         List<Integer> peers = new ArrayList<>();
         for (int r = 0; r < job.size(); r++) {
-            if (r == job.rank()) continue;
-            Map<String, byte[]> ep = job.endpoints().get(r);
-            byte[] e = ep == null ? null : ep.get("shm");
-            if (e == null) continue;
-            String s = new String(e, StandardCharsets.UTF_8);
-            if (s.substring(0, Math.max(0, s.lastIndexOf('|'))).equals(hostKey)) peers.add(r);
+            if (r != job.rank() && peerPid(job.endpoints().get(r)) > 0) peers.add(r);
         }
         long token = ThreadLocalRandom.current().nextLong() | 1;
         probe.set(ValueLayout.JAVA_LONG, 0, token);
-        ShmConnector c = new ShmConnector(config, job.jobId(), job.rank(), myPid, probe, token, cmaHere, scratch);
-        pairs = c.connect(job.size(), peers);
-        for (ShmPair p : pairs) {
-            if (p == null) continue;
-            live.add(p);
-            if (cmaHere) p.bounce = arena.allocate(config.maxFragmentBytes(), 64);
+        connector = new ShmConnector(config, job.jobId(), job.rank(), myPid, probe, token, cmaHere, scratch);
+        if (!Boolean.parseBoolean(job.option("restarted", "false"))) {
+            pairs = connector.connect(job.size(), peers);
+            for (ShmPair p : pairs) if (p != null) install(p);
+            return;
         }
+        // A replacement (FT-MPI REBUILD): each live rank of this host makes a fresh pair file
+        // for this process when it joins it (reconnect); a rank that has failed meanwhile is
+        // not waited for (it joins later, as a replacement itself, or not at all).
+        pairs = new ShmPair[job.size()];
+        long me = job.procIds()[job.rank()];
+        for (int r : peers) {
+            ShmPair p = connector.attachFor(r, me, sink::peerGone);
+            if (p != null) install(p);
+        }
+    }
+
+    /** This transport's endpoint: the shared-memory domain and the process id. */
+    static byte[] endpoint(String hostKey, long pid) {
+        return (hostKey + "|" + pid).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The pid in a rank's shm endpoint when it is in this host's shared-memory domain, else -1. */
+    private long peerPid(Map<String, byte[]> endpoints) {
+        byte[] e = endpoints == null ? null : endpoints.get("shm");
+        if (e == null) return -1;
+        String s = new String(e, StandardCharsets.UTF_8);
+        int bar = s.lastIndexOf('|');
+        if (bar < 0 || !s.substring(0, bar).equals(hostKey)) return -1;
+        try {
+            return Long.parseLong(s.substring(bar + 1));
+        } catch (NumberFormatException ex) {
+            return -1;
+        }
+    }
+
+    private void install(ShmPair p) {
+        pairs[p.peer] = p;
+        live.add(p);
+        if (cmaHere && p.bounce == null) p.bounce = arena.allocate(config.maxFragmentBytes(), 64);
     }
 
     @Override
@@ -441,6 +471,7 @@ final class ShmTransport implements Transport {
             lose(p, "rank " + p.peer + " closed its shared-memory connection");
             return;
         }
+        if (p.cmaPending && connector.settle(p)) p.cmaPending = false;
         if (p.sameProcess || (p.idlePolls & 4095) != 0) return;
         long now = System.nanoTime();
         if (now - p.lastLivenessCheckNs < LIVENESS_PERIOD_NS) return;
@@ -450,20 +481,63 @@ final class ShmTransport implements Transport {
     }
 
     /**
-     * FT-MPI REBUILD: the process of {@code worldRank} was replaced. Its pair is not re-made (the
-     * engine reaches the replacement over TCP): the old pair is dropped without reporting a loss,
-     * which would otherwise name the replacement failed.
+     * FT-MPI REBUILD: the process of {@code worldRank} was replaced by process {@code procId}. The
+     * old pair is dropped without reporting a loss (which would name the replacement failed) and,
+     * when the replacement is on this host, a fresh pair is made for it ({@link
+     * ShmConnector#createFor}; the replacement attaches in its {@link #connect}). Never waits:
+     * what the survivor sends before the replacement attached waits in the new ring.
      */
     @Override
     public boolean reconnect(int worldRank, long procId, Map<String, byte[]> endpoints) {
-        ShmPair p = reaches(worldRank) ? pairs[worldRank] : null;
-        if (p != null && !p.lost) {
-            p.lost = true;
-            p.lostCause = "rank " + worldRank + " was replaced";
-            p.backlog.clear();
-            p.backlogBytes = 0;
+        ShmPair old = reaches(worldRank) ? pairs[worldRank] : null;
+        ShmPair p = null;
+        if (old != null) {
+            live.remove(old);
+            pairs[worldRank] = null;
+            discard(old, "rank " + worldRank + " was replaced");
         }
-        return false;
+        long pid = peerPid(endpoints);
+        if (pid <= 0 || closed || connector == null) return false;
+        try {
+            p = connector.createFor(worldRank, procId, pid);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("ftmpi: rank " + pre.rank() + ": no shared memory with the replacement of rank "
+                    + worldRank + " (" + e.getMessage() + "); another transport carries its traffic");
+            return false;
+        }
+        if (old != null) p.bounce = old.bounce;
+        install(p);
+        repaired++;
+        return true;
+    }
+
+    /** Pairs re-made for replacements ({@link #reconnect}) so far. */
+    private int repaired;
+
+    /** Pairs re-made for replacements so far (diagnostics). */
+    int repaired() { return repaired; }
+
+    /** Unmaps a pair that is no longer used, and removes the file it made if the peer did not. */
+    private static void discard(ShmPair p, String cause) {
+        if (!p.lost) {
+            p.lost = true;
+            p.lostCause = cause;
+        }
+        p.backlog.clear();
+        p.backlogBytes = 0;
+        p.region.words().putIntRelease(p.mySide() + PairDescriptor.SIDE_STATE, PairDescriptor.STATE_CLOSED);
+        p.region.close();
+        removeFile(p);
+    }
+
+    private static void removeFile(ShmPair p) {
+        if (p.file == null) return;
+        try {
+            java.nio.file.Files.deleteIfExists(p.file);
+        } catch (IOException ignored) {
+            // the launcher removes the job's files when it ends
+        }
+        p.file = null;
     }
 
     private void lose(ShmPair p, String cause) {
@@ -480,10 +554,7 @@ final class ShmTransport implements Transport {
     public void close() {
         if (closed) return;
         closed = true;
-        for (ShmPair p : live) {
-            p.region.words().putIntRelease(p.mySide() + PairDescriptor.SIDE_STATE, PairDescriptor.STATE_CLOSED);
-            p.region.close();
-        }
+        for (ShmPair p : live) discard(p, "closed");
         live.clear();
         pairs = new ShmPair[0];
         arena.close();

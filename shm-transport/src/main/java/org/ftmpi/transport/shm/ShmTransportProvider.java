@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.ftmpi.runtime.JobInfo;
 import org.ftmpi.runtime.SharedMemoryFiles;
 import org.ftmpi.transport.Transport;
 import org.ftmpi.transport.TransportContext;
@@ -23,24 +24,44 @@ public final class ShmTransportProvider implements TransportProvider {
 
     @Override
     public String unavailabilityCause(TransportContext context) {
+        return unavailabilityCause(context.job(), "probe-" + context.job().rank());
+    }
+
+    /**
+     * A warm spare's endpoint: the same bytes its transport publishes once open after the takeover
+     * (the domain and the pid), so the ranks can re-make their pairs with it; null when shared
+     * memory is not usable in this process.
+     */
+    @Override
+    public byte[] spareEndpoint(JobInfo job) {
+        long pid = ProcessHandle.current().pid();
+        if (unavailabilityCause(job, "probe-spare-" + pid) != null) return null;
+        try {
+            return ShmTransport.endpoint(hostKey(ShmConfig.from(job).dir()), pid);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String unavailabilityCause(JobInfo job, String probeName) {
         if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
             return "shared-memory transport needs Linux (os.name " + System.getProperty("os.name") + ")";
         }
         if (Posix.UNAVAILABLE != null) return Posix.UNAVAILABLE;
         ShmConfig config;
         try {
-            config = ShmConfig.from(context.job());
+            config = ShmConfig.from(job);
         } catch (IOException e) {
             return null; // open() reports the bad option as an error
         }
         Path dir = config.dir();
         if (!Files.isDirectory(dir) || !Files.isWritable(dir)) return dir + " is not a writable directory";
-        return chronicleProbe(dir, context.job().jobId(), context.job().rank(), config.unsafeAccess());
+        return chronicleProbe(dir, job.jobId(), probeName, config.unsafeAccess());
     }
 
     /** Maps a small file with Chronicle Bytes once, to find missing JVM flags before use. */
-    private static String chronicleProbe(Path dir, long jobId, int rank, boolean unsafe) {
-        Path p = dir.resolve(SharedMemoryFiles.prefix(jobId) + "probe-" + rank);
+    private static String chronicleProbe(Path dir, long jobId, String probeName, boolean unsafe) {
+        Path p = dir.resolve(SharedMemoryFiles.prefix(jobId) + probeName);
         try {
             try (MappedRegion m = MappedRegion.create(p, 64 * 1024, unsafe)) {
                 m.words().putLongRelease(0, 1);

@@ -40,6 +40,8 @@ class SingleCopyTest {
         final List<Short> flags = new ArrayList<>();
         final List<Long> offsets = new ArrayList<>();
         final List<String> lost = new ArrayList<>();
+        /** What {@link #peerGone} answers (every peer known failed, or none). */
+        boolean gone;
 
         @Override public MemorySegment placement(int peer, MemorySegment header) {
             int n = FrameHeader.payloadLength(header);
@@ -55,6 +57,7 @@ class SingleCopyTest {
             offsets.add(FrameHeader.length(header));
         }
         @Override public void onPeerLost(int peer, String cause) { lost.add(cause); }
+        @Override public boolean peerGone(int peer) { return gone; }
     }
 
     private final List<ShmTransport> opened = new ArrayList<>();

@@ -2,7 +2,6 @@ package org.ftmpi.transport.shm.it;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.ftmpi.transport.shm.it.ShmFtmpirun.Result;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,17 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ShmCleanupSystemTest {
-    private static final Path ROOT = findRoot();
-
-    private static Path findRoot() {
-        Path p = Path.of("").toAbsolutePath();
-        while (p != null && !Files.exists(p.resolve("bin/ftmpirun"))) p = p.getParent();
-        if (p == null) throw new IllegalStateException("bin/ftmpirun not found above " + Path.of("").toAbsolutePath());
-        return p;
-    }
-
-    record Result(int exit, String out, String err) {}
-
     private static Result ftmpirun(String mode) throws IOException, InterruptedException {
         return ftmpirun(List.of(), List.of(), mode);
     }
@@ -43,27 +32,9 @@ class ShmCleanupSystemTest {
      */
     private static Result ftmpirun(List<String> wrapper, List<String> options, String mode)
             throws IOException, InterruptedException {
-        String cp = ROOT.resolve("shm-transport/target/test-classes") + java.io.File.pathSeparator
-                + ROOT.resolve("ft-core/target/test-classes"); // org.ftmpi.testutil
-        List<String> cmd = new ArrayList<>(wrapper);
-        cmd.addAll(List.of(ROOT.resolve("bin/ftmpirun").toString(), "-np", "2", "--transports", "shm", "--timeout", "90"));
-        cmd.addAll(options);
-        cmd.addAll(List.of("-cp", cp, ShmJob.class.getName(), mode));
-        Path out = Files.createTempFile("shm-out", ".txt");
-        Path err = Files.createTempFile("shm-err", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().put("FTMPI_DEV_CLASSES", "1");
-        Process p = pb.start();
-        if (!p.waitFor(100, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly().waitFor();
-            fail("ftmpirun timed out:\n" + Files.readString(out) + Files.readString(err));
-        }
-        Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
-        Files.deleteIfExists(out);
-        Files.deleteIfExists(err);
-        return r;
+        List<String> launcher = new ArrayList<>(List.of("-np", "2", "--transports", "shm", "--timeout", "90"));
+        launcher.addAll(options);
+        return ShmFtmpirun.run(wrapper, launcher, ShmJob.class, List.of(mode), 100);
     }
 
     private static String prefixOf(Result r) {
