@@ -142,16 +142,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         this.job = runtime.exchange(endpoints);
         if (restarting) trace.record(FtTrace.EXCHANGED, rank, 0);
         this.idleStart = idleStart(job, idleMode);
+        List<Transport> order = transports;
         if (restarting) {
             // Lowest exclusivity first: TCP accepts every survivor's connection before shared
             // memory waits for the survivors' pair files, so a survivor that dials this process
             // before it makes its file (reconnect, in transport order) is never waited on in turn.
-            List<Transport> order = new ArrayList<>(transports);
+            order = new ArrayList<>(transports);
             order.sort(java.util.Comparator.comparingInt(t -> t.limits().exclusivity()));
-            for (Transport t : order) t.connect(job);
-        } else {
-            for (Transport t : transports) t.connect(job);
         }
+        for (Transport t : order) t.connect(job);
         if (restarting) {
             int premade = 0;
             for (Transport t : transports) premade += t.premadeConnections();

@@ -72,7 +72,12 @@ class ControllerTest {
     }
 
     private ControlClient client(int rank) throws IOException {
-        JobInfo pre = ControlClient.preliminary(42, rank, N, 11 + rank, "host" + rank, secret, Map.of("k", "v"));
+        return client(rank, 11 + rank, Map.of("k", "v"));
+    }
+
+    /** A rank's client as process {@code procId} (a replacement has a new one). */
+    private ControlClient client(int rank, long procId, Map<String, String> options) throws IOException {
+        JobInfo pre = ControlClient.preliminary(42, rank, N, procId, "host" + rank, secret, options);
         ControlClient c = new ControlClient(pre, "127.0.0.1", controller.port());
         c.onFenced(why -> events.add("fenced " + rank)); // never halt the test JVM
         clients.add(c);
@@ -250,10 +255,7 @@ class ControllerTest {
         exchangeAll();
         controller.replace(2, 20);
         controller.rankExited(2, 13);
-        JobInfo pre = ControlClient.preliminary(42, 2, N, 20, "host2", secret, Map.of("restarted", "true"));
-        ControlClient replacement = new ControlClient(pre, "127.0.0.1", controller.port());
-        replacement.onFenced(why -> events.add("fenced replacement"));
-        clients.add(replacement);
+        ControlClient replacement = client(2, 20, Map.of("restarted", "true"));
         JobInfo info = exchangeAsync(replacement, "ep2b").get(10, TimeUnit.SECONDS);
         assertEquals(2, info.rank());
         assertEquals(20, info.procIds()[2], "the table names the replacement");

@@ -330,14 +330,11 @@ final class TcpTransport implements Transport {
             return f.get(CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            f.thenAccept(TcpTransport::closeQuietly);
-            return null;
-        } catch (java.util.concurrent.ExecutionException e) {
-            return null; // not made: connect now
-        } catch (java.util.concurrent.TimeoutException e) {
-            f.thenAccept(TcpTransport::closeQuietly); // connect now; close it should it come late
-            return null;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // not made (in time)
         }
+        f.thenAccept(TcpTransport::closeQuietly); // connect now; close it should it come late
+        return null;
     }
 
     /**

@@ -165,17 +165,9 @@ final class ShmConnector {
     ShmPair attachFor(int peer, long myProcId, IntPredicate gone) throws IOException {
         Path p = replacementFile(peer, myProcId);
         Path declined = p.resolveSibling(p.getFileName() + DECLINED_SUFFIX);
-        long deadline = System.nanoTime() + TIMEOUT_NS;
-        int naps = 0;
-        while (!Files.exists(p)) {
-            if (Files.deleteIfExists(declined) || gone.test(peer)) return null;
-            if (System.nanoTime() > deadline) {
-                throw new IOException("rank " + peer + " did not make " + p + " for this replacement within 60 s");
-            }
-            nap(naps++);
-        }
-        int mySide = me < peer ? 0 : 1;
         int cap = config.ringBytes();
+        if (!awaitFile(p, fileBytes(cap), peer, () -> Files.deleteIfExists(declined) || gone.test(peer))) return null;
+        int mySide = me < peer ? 0 : 1;
         MappedRegion m = attach(p, fileBytes(cap), Math.min(me, peer), Math.max(me, peer));
         Files.deleteIfExists(p);
         ControlWords w = m.words();
@@ -215,16 +207,31 @@ final class ShmConnector {
         w.putIntRelease(side + SIDE_STATE, STATE_ATTACHED);
     }
 
-    /** Waits for the lower rank's file, maps it and checks that it belongs to the pair (lo, hi). */
-    private MappedRegion attach(Path p, long bytes, int lo, int hi) throws IOException {
+    /** A check made while waiting for a file: true stops the wait. */
+    private interface Stop {
+        boolean now() throws IOException;
+    }
+
+    /**
+     * Waits until rank {@code maker} has created file {@code p} of {@code bytes} bytes (at most 60
+     * s); false, at once, when {@code stop} says so first.
+     */
+    private static boolean awaitFile(Path p, long bytes, int maker, Stop stop) throws IOException {
         long deadline = System.nanoTime() + TIMEOUT_NS;
         int naps = 0;
         while (!Files.exists(p) || Files.size(p) < bytes) {
+            if (stop.now()) return false;
             if (System.nanoTime() > deadline) {
-                throw new IOException("rank " + lo + " did not create " + p + " within 60 s");
+                throw new IOException("rank " + maker + " did not create " + p + " within 60 s");
             }
             nap(naps++);
         }
+        return true;
+    }
+
+    /** Waits for the lower rank's file, maps it and checks that it belongs to the pair (lo, hi). */
+    private MappedRegion attach(Path p, long bytes, int lo, int hi) throws IOException {
+        awaitFile(p, bytes, lo, () -> false);
         MappedRegion m = MappedRegion.open(p, bytes, config.unsafeAccess());
         try {
             ControlWords w = m.words();
