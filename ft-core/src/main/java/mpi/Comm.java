@@ -584,6 +584,10 @@ public class Comm implements Freeable, Cloneable {
             throw lc.raise(MPI.ERR_RANK, "createIntercomm: localLeader " + localLeader + " is not a rank of "
                     + lc.name + " (size " + lc.size + ")");
         }
+        if (lc.blankPeer(localLeader)) {
+            throw lc.raise(MPI.ERR_RANK, "createIntercomm: localLeader " + localLeader + " is a blank of " + lc.name
+                    + " (comm-mode BLANK): the leader must be a live member");
+        }
         return Intercomm.create(this, lc, localLeader, remoteLeader, tag);
     }
 
@@ -703,7 +707,11 @@ public class Comm implements Freeable, Cloneable {
      * non-blank temporary root, no invented values, user operations never see a blank).
      */
     final Channel cc() {
-        Channel c = channel();
+        return dense(channel());
+    }
+
+    /** {@code c}, or under comm-mode BLANK with blanks the same channel over the non-blank members only. */
+    final Channel dense(Channel c) {
         return live == null ? c : new BlankColls.Dense(c, live, rank);
     }
 
@@ -724,8 +732,12 @@ public class Comm implements Freeable, Cloneable {
 
     /** MPI.PROC_NULL, or (comm-mode BLANK) a blank: probes for it return the null status at once. */
     final boolean nullPeer(int source) {
-        return source == MPI.PROC_NULL || (live != null && peers == world && source >= 0 && source < size
-                && BlankColls.indexOf(live, source) < 0);
+        return source == MPI.PROC_NULL || blankPeer(source);
+    }
+
+    /** Whether {@code peer} (a rank of the group point-to-point calls address) is a blank (comm-mode BLANK). */
+    boolean blankPeer(int peer) {
+        return live != null && peer >= 0 && peer < size && BlankColls.indexOf(live, peer) < 0;
     }
 
     /** Ranks (of neighbours) as {@link #cc()} sees them; a blank becomes a negative rank, which is skipped as PROC_NULL. */

@@ -27,6 +27,16 @@ public final class Intercomm extends Comm {
     Intracomm local;
     /** Whether this side's leader (rank 0) has the lower world rank: this group comes first in canonical order. */
     private boolean lowGroup;
+    /**
+     * Comm-mode BLANK (seed 001, Appendix A, 4.1, as {@link BlankColls} for intracommunicators):
+     * the non-blank members of the remote group, or null when it has none. The collectives run
+     * over the non-blank members of both groups: each group's leader is its first non-blank
+     * member ({@link #lead}, {@link #remoteLead}: rank 0 without blanks, -1 when every remote
+     * member is a blank), nothing goes to or comes from a blank, a blank root makes the rooted
+     * collectives return at once, and the blocks of blanks stay untouched.
+     */
+    private int[] remoteLive;
+    private int lead, remoteLead;
 
     // tags of the traffic between the groups (collective context; ordered pairs are FIFO)
     private static final int T_SYNC = 1, T_DATA = 2, T_LEN = 3, T_SWAP = 4;
@@ -39,6 +49,9 @@ public final class Intercomm extends Comm {
         this.local = local;
         this.peers = remote.clone();
         this.lowGroup = world[0] < peers[0];
+        this.remoteLive = engine.recovers() ? BlankColls.liveRanks(engine, peers) : null;
+        this.lead = live == null ? 0 : live[0];
+        this.remoteLead = remoteLive == null ? 0 : remoteLive.length == 0 ? -1 : remoteLive[0];
         int[] all = new int[world.length + peers.length];
         int[] first = lowGroup ? world : peers, second = lowGroup ? peers : world;
         System.arraycopy(first, 0, all, 0, first.length);
@@ -65,6 +78,12 @@ public final class Intercomm extends Comm {
     public Group getRemoteGroup() throws MPIException {
         check("getRemoteGroup");
         return new Group(peers, world[rank]);
+    }
+
+    /** A remote rank that is a blank (comm-mode BLANK): point-to-point treats it as PROC_NULL. */
+    @Override
+    boolean blankPeer(int peer) {
+        return remoteLive != null && peer >= 0 && peer < peers.length && BlankColls.indexOf(remoteLive, peer) < 0;
     }
 
     // ------------------------------------------------------------------ construction
@@ -105,7 +124,7 @@ public final class Intercomm extends Comm {
                 boolean reserved = candidate > 2 && e.reserveContext(candidate);
                 long[] busy = {reserved ? 0 : 1};
                 try {
-                    allMax(hidden, hidden.channel(), hidden.atomic, busy, op);
+                    allMax(hidden, hidden.cc(), hidden.atomic, busy, op);
                     long[] other = leaderSwap(hidden, leader, busy, viaPeer, op);
                     busy[0] = Math.max(busy[0], other[0]);
                 } catch (MPIException ex) {
@@ -134,6 +153,10 @@ public final class Intercomm extends Comm {
         if (remoteLeader < 0 || remoteLeader >= peer.size) {
             return peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is not a rank of the peer"
                     + " communicator " + peer.name + " (size " + peer.size + ")");
+        }
+        if (peer.blankPeer(remoteLeader)) {
+            return peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is a blank of the peer communicator "
+                    + peer.name + " (comm-mode BLANK): the leader must be a live member");
         }
         if (remoteLeader == peer.rank) {
             return peer.raise(MPI.ERR_RANK, op + ": remoteLeader " + remoteLeader + " is the local leader itself");
@@ -228,7 +251,7 @@ public final class Intercomm extends Comm {
         Links l = blocking();
         long[] other;
         try {
-            other = leaderSwap(local, l.inside(), l.vote(), 0, new long[] {high ? 1 : 0}, m -> interSwap("merge", m, l),
+            other = leaderSwap(local, l.inside(), l.vote(), lead, new long[] {high ? 1 : 0}, m -> interSwap("merge", m, l),
                     "merge");
         } catch (MPIException ex) {
             agreeInter("merge", K_MERGE, seq, l, ex); // ATOMIC: the other group learns of it there; raises
@@ -265,12 +288,13 @@ public final class Intercomm extends Comm {
      * leader through {@code swap}; every member gets the other group's array.
      */
     static long[] leaderSwap(Intracomm group, int leader, long[] mine, Swap swap, String op) throws MPIException {
-        return leaderSwap(group, group.channel(), group.atomic, leader, mine, swap, op);
+        return leaderSwap(group, group.cc(), group.atomic, leader, mine, swap, op);
     }
 
     /**
-     * {@link #leaderSwap} whose broadcasts inside the group run over {@code inside}; {@code vote}:
-     * each broadcast is an ATOMIC collective of the group (blocking calls under {@code --coll-mode
+     * {@link #leaderSwap} whose broadcasts inside the group run over {@code inside} (the group's
+     * channel as {@link Comm#dense} makes it: over its non-blank members); {@code vote}: each
+     * broadcast is an ATOMIC collective of the group (blocking calls under {@code --coll-mode
      * atomic}; a non-blocking operation agrees once at its end instead).
      */
     private static long[] leaderSwap(Intracomm group, Channel inside, boolean vote, int leader, long[] mine, Swap swap,
@@ -285,14 +309,15 @@ public final class Intercomm extends Comm {
             }
         }
         long[] len = {theirs == null ? -1 : theirs.length};
-        bcastLongs(group, inside, vote, len, leader, op);
+        int root = group.rt(leader);
+        bcastLongs(group, inside, vote, len, root, op);
         if (len[0] < 0) {
             if (failed != null) throw failed;
             throw group.raise(MPI.ERR_OTHER, op + ": the leader (rank " + leader + " of " + group.name
                     + ") could not exchange with the other group (see the error raised there)");
         }
         if (theirs == null) theirs = new long[(int) len[0]];
-        bcastLongs(group, inside, vote, theirs, leader, op);
+        bcastLongs(group, inside, vote, theirs, root, op);
         return theirs;
     }
 
@@ -324,6 +349,7 @@ public final class Intercomm extends Comm {
 
     /** The leaders' exchange on an existing intercommunicator (local rank 0 with remote rank 0). */
     private long[] interSwap(String op, long[] mine, Links l) throws MPIException {
+        if (remoteLead < 0) return mine.clone(); // every remote member is a blank: nobody to swap with
         long[] n = new long[1];
         exchange(op, MemorySegment.ofArray(new long[] {mine.length}), MemorySegment.ofArray(n), T_LEN, l);
         long[] theirs = new long[(int) n[0]];
@@ -332,13 +358,13 @@ public final class Intercomm extends Comm {
     }
 
     /**
-     * Sends {@code out} to and receives {@code in} from remote rank 0 (this is local rank 0).
+     * Sends {@code out} to and receives {@code in} from the remote leader (this is the local one).
      * Only the leaders take part, so never through ATOMIC's agreement of all members (which
      * would wait for members that are not in it): the outcome reaches them through the group's
      * broadcast in {@link #leaderSwap} and, under ATOMIC, the agreement that ends each step.
      */
     private void exchange(String op, MemorySegment out, MemorySegment in, int tag, Links l) throws MPIException {
-        runPlain(op, () -> awaitAll(engine, recvFrom(l, 0, tag, in), sendTo(l, 0, tag, out)));
+        runPlain(op, () -> awaitAll(engine, recvFrom(l, remoteLead, tag, in), sendTo(l, remoteLead, tag, out)));
     }
 
     /**
@@ -368,7 +394,7 @@ public final class Intercomm extends Comm {
             if (failed == null) {
                 try {
                     allMax(local, l.inside, l.vote(), v, op);
-                    long[] other = leaderSwap(local, l.inside, l.vote(), 0, v, m -> interSwap(op, m, l), op);
+                    long[] other = leaderSwap(local, l.inside, l.vote(), lead, v, m -> interSwap(op, m, l), op);
                     for (int i = 0; i < v.length; i++) v[i] = Math.max(v[i], other[i]);
                 } catch (MPIException ex) {
                     failed = ex;
@@ -429,12 +455,12 @@ public final class Intercomm extends Comm {
      * ({@code vote}), and results are copied out after the agreement that ends the operation.
      */
     private Links blocking() {
-        return new Links(0, local.channel(), atomic, atomic ? new java.util.ArrayList<>() : null);
+        return new Links(0, local.cc(), atomic, atomic ? new java.util.ArrayList<>() : null);
     }
 
     /** Non-blocking operations: under ATOMIC one agreement at the end ({@link Schedule#submitColl}). */
     private Links nonBlocking() {
-        return new Links(Schedule.TAG_OFFSET, Schedule.offsetChannel(local), false,
+        return new Links(Schedule.TAG_OFFSET, local.dense(Schedule.offsetChannel(local)), false,
                 atomic ? new java.util.ArrayList<>() : null);
     }
 
@@ -494,11 +520,14 @@ public final class Intercomm extends Comm {
 
     private static final int NONE = 0, ROOT = 1, LEAF = 2;
 
-    /** This process's part in a rooted collective: the root, a member of the root's group, or of the other group. */
+    /**
+     * This process's part in a rooted collective: the root, a member of the root's group, or of
+     * the other group; none also when the root is a blank (its collectives return at once).
+     */
     private int role(String op, int root) throws MPIException {
         if (root == MPI.ROOT) return ROOT;
         if (root == MPI.PROC_NULL) return NONE;
-        if (root >= 0 && root < peers.length) return LEAF;
+        if (root >= 0 && root < peers.length) return blankPeer(root) ? NONE : LEAF;
         throw raise(MPI.ERR_ROOT, op + ": root " + root + " is not MPI.ROOT, MPI.PROC_NULL or a rank of the remote group"
                 + " of the intercommunicator " + name + " (size " + peers.length + ")");
     }
@@ -529,7 +558,9 @@ public final class Intercomm extends Comm {
     private Plan barrierPlan() {
         return l -> {
             Dissemination.barrier(l.inside);
-            if (rank == 0) awaitAll(engine, recvFrom(l, 0, T_SYNC, scratch(0)), sendTo(l, 0, T_SYNC, scratch(0)));
+            if (rank == lead && remoteLead >= 0) {
+                awaitAll(engine, recvFrom(l, remoteLead, T_SYNC, scratch(0)), sendTo(l, remoteLead, T_SYNC, scratch(0)));
+            }
             Dissemination.barrier(l.inside);
         };
     }
@@ -543,15 +574,15 @@ public final class Intercomm extends Comm {
         return submit("iBarrier", barrierPlan());
     }
 
-    /** The root sends to remote rank 0, which broadcasts in its group. */
+    /** The root sends to the remote leader, which broadcasts in its group. */
     private Plan bcastPlan(boolean nb, String op, Object buf, int count, Datatype type, int root) throws MPIException {
         check(op);
         int role = role(op, root);
         if (role == NONE) return NOTHING;
         Buf b = cbuf(nb, buf, count, type, op, null);
-        if (role == ROOT) return l -> awaitAll(engine, sendTo(l, 0, T_DATA, b.seg));
+        if (role == ROOT) return remoteLead < 0 ? NOTHING : l -> awaitAll(engine, sendTo(l, remoteLead, T_DATA, b.seg));
         return l -> {
-            if (rank == 0) awaitAll(engine, recvFrom(l, root, T_DATA, b.seg));
+            if (rank == lead) awaitAll(engine, recvFrom(l, root, T_DATA, b.seg));
             collectives().bcast(l.inside, b.seg, 0);
             l.done(b);
         };
@@ -565,7 +596,7 @@ public final class Intercomm extends Comm {
         return submit("iBcast", bcastPlan(true, "iBcast", buf, count, type, root));
     }
 
-    /** The root receives remote rank 0's reduction of the other group's data. */
+    /** The root receives the remote leader's reduction of the other group's data. */
     private Plan reducePlan(boolean nb, String op, Object sendbuf, Object recvbuf, int count, Datatype type, Op o,
                             int root) throws MPIException {
         check(op);
@@ -574,16 +605,17 @@ public final class Intercomm extends Comm {
         Reducer red = reducerFor(o, type, op);
         if (role == ROOT) {
             Buf r = cbuf(nb, recvbuf, count, type, op, null);
+            if (remoteLead < 0) return NOTHING;
             return l -> {
-                awaitAll(engine, recvFrom(l, 0, T_DATA, r.seg));
+                awaitAll(engine, recvFrom(l, remoteLead, T_DATA, r.seg));
                 l.done(r);
             };
         }
         Buf s = cbuf(nb, sendbuf, count, type, op, null);
-        MemorySegment acc = rank == 0 ? scratch(s.seg.byteSize()) : null;
+        MemorySegment acc = rank == lead ? scratch(s.seg.byteSize()) : null;
         return l -> {
             collectives().reduce(l.inside, s.seg, acc, count, red, 0);
-            if (rank == 0) awaitAll(engine, sendTo(l, root, T_DATA, acc));
+            if (rank == lead) awaitAll(engine, sendTo(l, root, T_DATA, acc));
         };
     }
 
@@ -610,17 +642,18 @@ public final class Intercomm extends Comm {
                 : cbuf(nb, recvbuf, counts[rank], type, op, "recvcounts[" + rank + "]");
         long bytes = s.seg.byteSize();
         int[] cs = counts == null ? null : counts.clone();
+        if (remoteLead < 0) return NOTHING; // every remote member is a blank: no result, nothing touched
         return l -> {
-            MemorySegment acc = rank == 0 ? scratch(bytes) : null;
+            MemorySegment acc = rank == lead ? scratch(bytes) : null;
             collectives().reduce(l.inside, s.seg, acc, total, red, 0);
             if (cs == null) {
-                if (rank == 0) awaitAll(engine, recvFrom(l, 0, T_DATA, r.seg), sendTo(l, 0, T_DATA, acc));
+                if (rank == lead) awaitAll(engine, recvFrom(l, remoteLead, T_DATA, r.seg), sendTo(l, remoteLead, T_DATA, acc));
                 collectives().bcast(l.inside, r.seg, 0);
             } else {
-                MemorySegment theirs = rank == 0 ? scratch(bytes) : null;
+                MemorySegment theirs = rank == lead ? scratch(bytes) : null;
                 MemorySegment[] blocks = null;
-                if (rank == 0) {
-                    awaitAll(engine, recvFrom(l, 0, T_DATA, theirs), sendTo(l, 0, T_DATA, acc));
+                if (rank == lead) {
+                    awaitAll(engine, recvFrom(l, remoteLead, T_DATA, theirs), sendTo(l, remoteLead, T_DATA, acc));
                     blocks = new MemorySegment[size];
                     long off = 0;
                     for (int i = 0; i < size; i++) {
@@ -629,7 +662,7 @@ public final class Intercomm extends Comm {
                         off += len;
                     }
                 }
-                collectives().scatterv(l.inside, blocks, r.seg, 0);
+                collectives().scatterv(l.inside, sel(blocks), r.seg, 0); // blanks' blocks are not sent
             }
             l.done(r);
         };
@@ -692,11 +725,12 @@ public final class Intercomm extends Comm {
         Buf r = cvbuf(nb, rootBuf, counts, displs, rootType, op, side, "displs");
         MemorySegment[] blocks = vblocks(r, counts, displs, rootType, peers.length);
         return l -> {
-            org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[blocks.length];
+            java.util.List<org.ftmpi.p2p.Request> rs = new java.util.ArrayList<>(blocks.length);
             for (int i = 0; i < blocks.length; i++) {
-                rs[i] = gather ? recvFrom(l, i, T_DATA, blocks[i]) : sendTo(l, i, T_DATA, blocks[i]);
+                if (blankPeer(i)) continue; // a blank's block: untouched (gather), not sent (scatter)
+                rs.add(gather ? recvFrom(l, i, T_DATA, blocks[i]) : sendTo(l, i, T_DATA, blocks[i]));
             }
-            awaitAll(engine, rs);
+            awaitAll(engine, rs.toArray(org.ftmpi.p2p.Request[]::new));
             if (gather) l.done(r);
         };
     }
@@ -815,17 +849,20 @@ public final class Intercomm extends Comm {
                 rdispls, recvcount, recvtype));
     }
 
-    /** Posts every receive, then every send, then waits (linear, for every pair of the two groups). */
+    /**
+     * Posts every receive, then every send, then waits (linear, for every pair of the two
+     * groups); a blank remote member gets nothing and its receive block stays untouched.
+     */
     private Plan swapPlan(MemorySegment[] out, MemorySegment[] in, Buf done) {
         return l -> {
             int n = peers.length;
-            org.ftmpi.p2p.Request[] rs = new org.ftmpi.p2p.Request[2 * n];
-            for (int j = 0; j < n; j++) rs[j] = recvFrom(l, j, T_DATA, in[j]);
+            java.util.List<org.ftmpi.p2p.Request> rs = new java.util.ArrayList<>(2 * n);
+            for (int j = 0; j < n; j++) if (!blankPeer(j)) rs.add(recvFrom(l, j, T_DATA, in[j]));
             for (int k = 0; k < n; k++) {
                 int j = (rank + k) % n; // stagger the destinations
-                rs[n + k] = sendTo(l, j, T_DATA, out[j]);
+                if (!blankPeer(j)) rs.add(sendTo(l, j, T_DATA, out[j]));
             }
-            awaitAll(engine, rs);
+            awaitAll(engine, rs.toArray(org.ftmpi.p2p.Request[]::new));
             if (done != null) l.done(done);
         };
     }

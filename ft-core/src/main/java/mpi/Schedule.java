@@ -40,9 +40,8 @@ final class Schedule {
 
     Schedule(Comm comm) {
         this.engine = comm.engine;
-        Channel c = offsetChannel(comm);
         // comm-mode BLANK: over the non-blank members only, as the blocking forms (Comm.cc())
-        this.channel = comm.live == null ? c : new BlankColls.Dense(c, comm.live, comm.rank);
+        this.channel = comm.dense(offsetChannel(comm));
     }
 
     /** A channel over {@code c}'s collective context with tags offset by {@link #TAG_OFFSET}. */

@@ -8,11 +8,14 @@ import mpi.MPI;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * FT-MPI modes beyond the basic recovery ({@code RecoverySystemTest}) through {@code
  * bin/ftmpirun} with real SIGKILLs: message mode CONT and the FTMPI_* attributes (program {@code
- * testprog.ContProbe}), comm-mode BLANK in every collective ({@code testprog.BlankCollsProbe}),
+ * testprog.ContProbe}), comm-mode BLANK in every collective ({@code testprog.BlankCollsProbe}) and
+ * on an intercommunicator ({@code testprog.BlankInterProbe}),
  * ATOMIC collectives ({@code testprog.AtomicProbe}). What each program does is described there.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -70,6 +73,32 @@ class FtModesSystemTest {
             has(r, "rank " + me + " probe blank source -2 dup sum 4 split size " + (me == 0 ? 1 : 2));
             has(r, "rank " + me + " finalized");
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nonatomic", "atomic"})
+    void blankSkipsTheBlankInIntercommunicatorCollectives(String collMode) throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.BlankInterProbe", List.of("-np", "5", "--comm-mode", "blank",
+                        "--recovery-mode", "manual", "--coll-mode", collMode)));
+        assertEquals(0, r.code(), r.out() + r.err());
+        // group A: world 0, 2, 4 (ranks 0-2); group B: world 3 (the blank, rank 0) and 1 (rank 1)
+        has(r, "rank 1 blank leader class " + MPI.ERR_RANK);
+        has(r, "rank 1 bcast 77 blank-root -1 sum 9 allgather [10, 12, 14]");
+        has(r, "rank 1 gather - scatter -1 alltoall [1, 201, 401] reduce 6 reducescatter [900, -1]");
+        has(r, "rank 1 nb: sum 9 bcast 88");
+        has(r, "rank 1 dup sum 9 merged size 5 rank 4 sum 7");
+        has(r, "rank 0 p2p blank: recv source " + MPI.PROC_NULL + " probe source " + MPI.PROC_NULL);
+        String[] reduced = {"[2]", "[20]", "[200]"};
+        for (int a = 0; a < 3; a++) {
+            int me = 2 * a;
+            has(r, "rank " + me + " bcast " + (a == 0 ? 77 : -1) + " blank-root -1 sum 2 allgather [-1, 11]");
+            has(r, "rank " + me + " gather " + (a == 0 ? "[-1, 11]" : "-") + " scatter " + (20 + a) + " alltoall [-1, "
+                    + (100 + a) + "] reduce - reducescatter " + reduced[a]);
+            has(r, "rank " + me + " nb: sum 2 bcast " + (a == 0 ? 88 : -1));
+            has(r, "rank " + me + " dup sum 2 merged size 5 rank " + a + " sum 7");
+        }
+        for (int me : new int[] {0, 1, 2, 4}) has(r, "rank " + me + " finalized");
     }
 
     @Test

@@ -4,7 +4,6 @@ import java.nio.IntBuffer;
 import java.util.Arrays;
 import mpi.Intracomm;
 import mpi.MPI;
-import mpi.ProcFailedException;
 import mpi.Request;
 import mpi.Status;
 
@@ -24,12 +23,7 @@ public final class BlankCollsProbe {
     public static void main(String[] args) throws Exception {
         Intracomm w = ProbeLines.init(args);
         me = w.getRank();
-        ProbeLines.syncThenDie(w, me == BLANK);
-        try {
-            w.recv(new int[1], 1, MPI.INT, BLANK, 1);
-        } catch (ProcFailedException e) {
-            MPI.recover();
-        }
+        ProbeLines.killAndRecover(w, BLANK);
         int[] g = ProbeLines.filled(5);
         int[] counts = {1, 2, 1, 1}, displs = {0, 1, 3, 4};
         int[] mine = new int[counts[me]];

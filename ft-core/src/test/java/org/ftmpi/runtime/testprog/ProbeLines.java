@@ -85,4 +85,17 @@ final class ProbeLines {
         }
         for (int r = 0; r < n; r++) if (flags[r] == 1) comm.send(new int[1], 1, MPI.INT, r, LEFT);
     }
+
+    /**
+     * {@link #syncThenDie} for one victim, then (MANUAL recovery) every survivor waits for a
+     * message the victim never sends, and recovers when that receive fails.
+     */
+    static void killAndRecover(Intracomm comm, int victim) throws MPIException {
+        syncThenDie(comm, comm.getRank() == victim);
+        try {
+            comm.recv(new int[1], 1, MPI.INT, victim, 1);
+        } catch (mpi.ProcFailedException e) {
+            MPI.recover();
+        }
+    }
 }
