@@ -121,6 +121,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         int[] fast = agreeFast(pre.option("agree-fast", "auto"));
         ft.fastRange(fast[0], fast[1]);
+        ft.directMax(agreeDirect(pre.option("agree-direct", "auto")));
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) opens the transports whose reconnect can reach it: the
@@ -677,6 +678,22 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 + " must be auto (the default: more than 16 members) or a number of members (0 or more; 0: no fast path)");
     }
 
+    /**
+     * Job option {@code agree-direct}: the fast path of communicators of up to this many members
+     * exchanges all-to-all; {@code auto} (the default) is {@link FtProtocol#DIRECT_MAX_AUTO}.
+     */
+    static int agreeDirect(String value) throws IOException {
+        if (value.trim().equals("auto")) return FtProtocol.DIRECT_MAX_AUTO;
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 0 && n <= FtProtocol.DIRECT_LIMIT) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IOException("job option agree-direct=" + value + " must be auto (the default: up to "
+                + FtProtocol.DIRECT_MAX_AUTO + " members) or a number of members from 0 to " + FtProtocol.DIRECT_LIMIT);
+    }
+
     private static int idleStart(JobInfo job, String mode) {
         if (mode.equals("spin")) return 0;
         if (mode.equals("yield")) return IDLE_SPIN;
@@ -1204,8 +1221,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
 
         @Override
-        public void ftSend(int worldRank, int context, int kind, byte[] payload) {
-            Engine.this.ftSend(worldRank, context, kind, payload);
+        public void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
+            Engine.this.ftSend(worldRank, context, kind, payload, length);
         }
 
         @Override
@@ -1327,12 +1344,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /** Sends a fault-tolerance control frame (never matched against receives). */
-    void ftSend(int worldRank, int context, int kind, byte[] payload) {
+    void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
         if (peerFailed[worldRank]) return;
         if (trace.messages() && recoveryContext(context)) trace.record(FtTrace.SENT, kind, worldRank);
         try {
-            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, payload.length,
-                    MemorySegment.ofArray(payload), 0, payload.length);
+            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, length,
+                    MemorySegment.ofArray(payload), 0, length);
         } catch (IOException e) {
             peerLost(worldRank, e.getMessage());
         }

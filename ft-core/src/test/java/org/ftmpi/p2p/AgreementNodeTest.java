@@ -100,6 +100,47 @@ class AgreementNodeTest {
     }
 
     @Test
+    void theDirectFastPathLeavesOneUniformDecisionWhenAMemberDiesAtAnySend() {
+        // fastMin 2: communicators of up to FtProtocol.DIRECT_MAX_AUTO members exchange all-to-all
+        for (int n = 2; n <= FtProtocol.DIRECT_MAX_AUTO; n++) {
+            for (int victim : new int[] {0, 1, n - 1}) {
+                int total = run(n, 2, victim, -1, false).victimSends();
+                assertEquals(2 * (n - 1), total, "member " + victim + " of " + n + " sends n - 1 per pass");
+                for (int s = 0; s <= total; s++) {
+                    run(n, 2, victim, s, false);
+                    run(n, 2, victim, s, true);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theDirectFastPathTakesTwoPassesOfNMinusOneMessagesPerMember() {
+        for (int n : new int[] {2, 3, 4, 8}) {
+            int[] perMember = new int[n];
+            ArrayDeque<Object[]> net = new ArrayDeque<>();
+            AgreementNode[] nodes = new AgreementNode[n];
+            for (int i = 0; i < n; i++) {
+                nodes[i] = new AgreementNode(i, n, 2, Integer.MAX_VALUE,
+                        (from, to, kind, payload) -> net.add(new Object[] {from, to, kind, payload}));
+            }
+            for (int i = 0; i < n; i++) nodes[i].start(0, i == 1 ? 0x0f : -1);
+            while (!net.isEmpty()) {
+                Object[] m = net.poll();
+                assertEquals(FtProtocol.FAST, m[2], "only FAST messages without a failure");
+                perMember[(Integer) m[0]]++;
+                perMember[(Integer) m[1]]++;
+                nodes[(Integer) m[1]].receive((Integer) m[0], (Integer) m[2], (byte[]) m[3]);
+            }
+            for (int i = 0; i < n; i++) {
+                assertTrue(nodes[i].decided(0), "member " + i + " of " + n);
+                assertEquals(0x0f, nodes[i].value(0), "member " + i + " of " + n);
+                assertEquals(4 * (n - 1), perMember[i], "member " + i + " of " + n);
+            }
+        }
+    }
+
+    @Test
     void theDefaultPatternIsLogarithmicAtEveryMemberWithoutFailures() {
         // 2 passes of log2 n rounds: every member sends and receives 2 log2 n messages
         for (int n : new int[] {32, 256, 1024}) {
@@ -152,6 +193,17 @@ class AgreementNodeTest {
         // contributions, proposals, acknowledgements and commits: 4 (n - 1) at the coordinator
         assertEquals(4 * (n - 1), perMember[0]);
         assertEquals(4, perMember[1]);
+    }
+
+    @Test
+    void theJobOptionAgreeDirectBoundsTheAllToAllPattern() throws Exception {
+        assertEquals(FtProtocol.DIRECT_MAX_AUTO, Engine.agreeDirect("auto"));
+        assertEquals(0, Engine.agreeDirect("0"));
+        assertEquals(FtProtocol.DIRECT_LIMIT, Engine.agreeDirect(Integer.toString(FtProtocol.DIRECT_LIMIT)));
+        for (String bad : new String[] {"-1", "all", "", Integer.toString(FtProtocol.DIRECT_LIMIT + 1)}) {
+            String msg = assertThrows(java.io.IOException.class, () -> Engine.agreeDirect(bad)).getMessage();
+            assertTrue(msg.startsWith("job option agree-direct=" + bad + " must be auto"), msg);
+        }
     }
 
     @Test
