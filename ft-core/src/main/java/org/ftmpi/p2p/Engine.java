@@ -121,6 +121,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         int[] fast = agreeFast(pre.option("agree-fast", "auto"));
         ft.fastRange(fast[0], fast[1]);
+        ft.fastSmall(fast[2]);
         ft.directMax(agreeDirect(pre.option("agree-direct", "auto")));
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
@@ -662,20 +663,20 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * Job option {@code agree-fast}: the sizes {min, max} of the communicators whose agreement
-     * tries the fast path first. {@code auto} (the default): more than 16 members; {@code N}:
-     * 2 to N members; {@code 0}: none.
+     * Job option {@code agree-fast}: the sizes {min, max, smallMax} of the communicators whose
+     * agreement tries the fast path first (min to max, and 2 to smallMax). {@code auto} (the
+     * default): more than 16 members, and up to 4; {@code N}: 2 to N members; {@code 0}: none.
      */
     static int[] agreeFast(String value) throws IOException {
-        if (value.trim().equals("auto")) return new int[] {FtProtocol.FAST_MIN_AUTO, Integer.MAX_VALUE};
+        if (value.trim().equals("auto")) return new int[] {FtProtocol.FAST_MIN_AUTO, Integer.MAX_VALUE, FtProtocol.FAST_SMALL_AUTO};
         try {
             int n = Integer.parseInt(value.trim());
-            if (n >= 0) return new int[] {2, n};
+            if (n >= 0) return new int[] {2, n, 0};
         } catch (NumberFormatException e) {
             // reported below
         }
         throw new IOException("job option agree-fast=" + value
-                + " must be auto (the default: more than 16 members) or a number of members (0 or more; 0: no fast path)");
+                + " must be auto (the default: up to 4 and more than 16 members) or a number of members (0 or more; 0: no fast path)");
     }
 
     /**

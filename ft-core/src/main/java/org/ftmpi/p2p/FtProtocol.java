@@ -56,6 +56,14 @@ final class FtProtocol {
      */
     static final int FAST_MIN_AUTO = 17;
 
+    /**
+     * Without the job option {@code agree-fast} ("auto"), communicators of 2 to this many members
+     * also try the fast path first, all-to-all ({@link #DIRECT_MAX_AUTO}): two message delays
+     * against the coordinator protocol's three, where its 4(n - 1) messages per member are few
+     * (docs/benchmarks.md, "Issue 7, session 9").
+     */
+    static final int FAST_SMALL_AUTO = 4;
+
 
     /**
      * Everything the protocol needs from its process: who it is, which processes are known
@@ -84,6 +92,8 @@ final class FtProtocol {
     private final Map<Integer, CommFt> comms;
     /** Communicators of fastMin..fastMax members try the fast path first (fastMin > fastMax: none). */
     private int fastMin = FAST_MIN_AUTO, fastMax = Integer.MAX_VALUE;
+    /** Communicators of 2..smallMax members try the fast path first too (0: none). */
+    private int smallMax;
     /** Fast paths of communicators of up to this many members exchange all-to-all ({@link #direct}). */
     private int directMax = DIRECT_MAX_AUTO;
 
@@ -105,6 +115,11 @@ final class FtProtocol {
     void fastRange(int min, int max) {
         fastMin = Math.max(2, min);
         fastMax = max;
+    }
+
+    /** Communicators of 2 to {@code max} members use the fast path first as well (0: no more than {@link #fastRange}). */
+    void fastSmall(int max) {
+        smallMax = max;
     }
 
     /**
@@ -235,7 +250,8 @@ final class FtProtocol {
             g.started = true;
             g.value = value;
             int n = f.world == null ? 0 : f.world.length;
-            if (n >= fastMin && n <= fastMax && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
+            boolean tryFast = n >= fastMin && n <= fastMax || n >= 2 && n <= smallMax;
+            if (tryFast && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
         }
         advance(f, g);
         return g;

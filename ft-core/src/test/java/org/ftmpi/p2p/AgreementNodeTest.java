@@ -208,9 +208,9 @@ class AgreementNodeTest {
 
     @Test
     void theJobOptionChoosesWhichCommunicatorsTryTheFastPath() throws Exception {
-        assertArrayEquals(new int[] {17, Integer.MAX_VALUE}, Engine.agreeFast("auto"));
-        assertArrayEquals(new int[] {2, 8}, Engine.agreeFast("8"));
-        assertArrayEquals(new int[] {2, 0}, Engine.agreeFast("0"));
+        assertArrayEquals(new int[] {17, Integer.MAX_VALUE, 4}, Engine.agreeFast("auto"));
+        assertArrayEquals(new int[] {2, 8, 0}, Engine.agreeFast("8"));
+        assertArrayEquals(new int[] {2, 0, 0}, Engine.agreeFast("0"));
         for (String bad : new String[] {"-1", "fast", ""}) {
             String msg = assertThrows(java.io.IOException.class, () -> Engine.agreeFast(bad)).getMessage();
             assertTrue(msg.startsWith("job option agree-fast=" + bad + " must be auto"), msg);

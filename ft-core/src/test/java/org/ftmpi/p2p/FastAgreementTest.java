@@ -116,6 +116,25 @@ class FastAgreementTest {
     }
 
     @Test
+    void byDefaultCommunicatorsOfUpToFourMembersTakeTheAllToAllFastPath() throws Exception {
+        for (int n : new int[] {2, 4, 5}) {
+            var decisions = new ConcurrentHashMap<Integer, Engine.Decision>();
+            var steps = new ConcurrentHashMap<Integer, Integer>();
+            run(n, Map.of("recovery-mode", "ignore"), (job, engines) -> {
+                for (int r = 0; r < n; r++) {
+                    int rank = r;
+                    engines[r].ftProtocol().stepListener = (k, p, s) -> steps.merge(rank, 1, Integer::sum);
+                }
+            }, (rank, e, f) -> decisions.put(rank, e.agree(f, 1, rank == 0 ? 6 : 3)));
+            for (int r = 0; r < n; r++) {
+                assertEquals(2, decisions.get(r).value(), "n " + n + ", rank " + r);
+                // all-to-all: n - 1 sends per pass, and the decision
+                assertEquals(n <= FtProtocol.FAST_SMALL_AUTO ? 2 * (n - 1) + 1 : 0, steps.getOrDefault(r, 0), "n " + n + ", rank " + r);
+            }
+        }
+    }
+
+    @Test
     void theScheduleIsRecursiveDoublingWithTheExtraRanksFoldedIn() {
         // n 6: ranks 0-3 pair up (0 -> 1, 2 -> 3); 1, 3, 4, 5 double as new ranks 0-3
         assertArrayEquals(new int[] {1 << 8 | 1, 1 << 8 | 63 << 2 | 2}, FtProtocol.schedule(0, 6));
@@ -144,7 +163,11 @@ class FastAgreementTest {
 
     /** Makes n engines on threads, lets {@code setup} see them, runs {@code body} on each; a killed rank's error is its death. */
     private static void run(int n, int direct, Setup setup, Body body) throws Exception {
-        LocalJobRuntime job = new LocalJobRuntime(n, options(direct));
+        run(n, options(direct), setup, body);
+    }
+
+    private static void run(int n, Map<String, String> options, Setup setup, Body body) throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(n, options);
         Engine[] engines = new Engine[n];
         List<Thread> made = new ArrayList<>();
         Throwable[] errors = new Throwable[n];
