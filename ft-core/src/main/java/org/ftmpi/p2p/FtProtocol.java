@@ -16,9 +16,10 @@ import java.util.Map;
  * <p><b>Agreement</b> (documented with its correctness argument in docs/fault-tolerance.md): a
  * coordinator-based two-phase protocol with ballots, in the style of Paxos with a perfect failure
  * detector, with a coordinator-free fast path first. <i>Fast path</i> (by default communicators
- * of more than {@link #ACK_ALL_MAX} members, job option {@code agree-fast}; only while no member
- * is known failed):
- * two passes shaped like allreduce's recursive doubling (FAST messages). The first gathers the
+ * of up to {@link #FAST_SMALL_AUTO} and of more than {@link #ACK_ALL_MAX} members, job option
+ * {@code agree-fast}; only while no member is known failed):
+ * two passes shaped like allreduce's recursive doubling, or all-to-all in communicators of up to
+ * {@code agree-direct} members ({@link #direct}: two message delays in all) (FAST messages). The first gathers the
  * AND of all n values; a member that holds all n accepts the proposal (that AND, no failed
  * member) under ballot {@link #FAST_BALLOT}. The second gathers the set of members known
  * to have accepted it; a member decides once it holds all n: 2 log2 n message delays, 2 n log2 n
@@ -174,7 +175,13 @@ final class FtProtocol {
         switch (kind) {
             case FAST -> {
                 // ballot: the pass (0 values, 1 acceptances); pValue: the round
-                if (g.decided || ballot < 0 || ballot > 1 || pValue < 0 || pValue >= 64) return;
+                if (g.decided) {
+                    // The sender waits for this member's message of a pass it finished long ago (a
+                    // REBUILD replacement numbering its agreements from 0 again): give it the decision.
+                    send(f, from, COMMIT, k, g.dValue, 0, 0, g.dFailed, null);
+                    return;
+                }
+                if (ballot < 0 || ballot > 1 || pValue < 0 || pValue >= 64) return;
                 if (g.fastIn == null) {
                     g.fastIn = new BitSet[128];
                     g.fastInValue = new int[128];

@@ -115,6 +115,35 @@ class AgreementNodeTest {
     }
 
     @Test
+    void aMemberThatStartsAnInstanceTheOthersDecidedLongAgoGetsTheirDecision() {
+        // As a REBUILD replacement that numbers its agreements from 0 again: the others decided
+        // instance 0 by the fast path and answer the newcomer's FAST messages with COMMIT.
+        for (int fastMin : new int[] {2, FtProtocol.FAST_MIN_AUTO}) {
+            int n = fastMin == 2 ? 4 : 17;
+            ArrayDeque<Object[]> net = new ArrayDeque<>();
+            AgreementNode.Io io = (from, to, kind, payload) -> net.add(new Object[] {from, to, kind, payload});
+            AgreementNode[] nodes = new AgreementNode[n];
+            for (int i = 0; i < n; i++) nodes[i] = new AgreementNode(i, n, fastMin, Integer.MAX_VALUE, io);
+            for (int i = 0; i < n; i++) nodes[i].start(0, i == 0 ? 5 : 7);
+            deliver(net, nodes);
+            for (int i = 0; i < n; i++) assertEquals(5, nodes[i].value(0), "member " + i + " of " + n);
+            nodes[2] = new AgreementNode(2, n, fastMin, Integer.MAX_VALUE, io); // the newcomer
+            nodes[2].start(0, 1);
+            deliver(net, nodes);
+            assertTrue(nodes[2].decided(0), "the newcomer decided, n " + n);
+            assertEquals(5, nodes[2].value(0), "the others' decision, n " + n);
+        }
+    }
+
+    private static void deliver(ArrayDeque<Object[]> net, AgreementNode[] nodes) {
+        for (int i = 0; !net.isEmpty(); i++) {
+            assertTrue(i < 100_000, "no end in sight");
+            Object[] m = net.poll();
+            nodes[(Integer) m[1]].receive((Integer) m[0], (Integer) m[2], (byte[]) m[3]);
+        }
+    }
+
+    @Test
     void theDirectFastPathTakesTwoPassesOfNMinusOneMessagesPerMember() {
         for (int n : new int[] {2, 3, 4, 8}) {
             int[] perMember = new int[n];
