@@ -87,6 +87,8 @@ if [[ ,$only, == *,overhead,* ]]; then
     echo
     echo "detector threads' CPU during the measured pass, % of one core (max over ranks), median of $rounds:" \
         "$(field detector_cpu_pct <<< "$on_lines" | median)"
+    echo "detector thread's wake-ups (context switches) per second (max over ranks), median of $rounds:" \
+        "$(field detector_wakeups_per_s <<< "$on_lines" | median)"
     echo "(latency: lower is better, so on/off > 1 is a cost; bandwidth: higher is better, on/off < 1 is a cost)"
 fi
 

@@ -47,8 +47,8 @@ public final class AgreementNode {
             }
 
             @Override
-            public void ftSend(int worldRank, int context, int kind, byte[] payload) {
-                if (!failed[worldRank]) io.send(AgreementNode.this.rank, worldRank, kind, payload);
+            public void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
+                if (!failed[worldRank]) io.send(AgreementNode.this.rank, worldRank, kind, java.util.Arrays.copyOf(payload, length));
             }
 
             @Override

@@ -121,6 +121,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         int[] fast = agreeFast(pre.option("agree-fast", "auto"));
         ft.fastRange(fast[0], fast[1]);
+        ft.fastSmall(fast[2]);
+        ft.directMax(agreeDirect(pre.option("agree-direct", "auto")));
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) opens the transports whose reconnect can reach it: the
@@ -661,20 +663,36 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * Job option {@code agree-fast}: the sizes {min, max} of the communicators whose agreement
-     * tries the fast path first. {@code auto} (the default): more than 16 members; {@code N}:
-     * 2 to N members; {@code 0}: none.
+     * Job option {@code agree-fast}: the sizes {min, max, smallMax} of the communicators whose
+     * agreement tries the fast path first (min to max, and 2 to smallMax). {@code auto} (the
+     * default): more than 16 members, and up to 4; {@code N}: 2 to N members; {@code 0}: none.
      */
     static int[] agreeFast(String value) throws IOException {
-        if (value.trim().equals("auto")) return new int[] {FtProtocol.FAST_MIN_AUTO, Integer.MAX_VALUE};
+        if (value.trim().equals("auto")) return new int[] {FtProtocol.FAST_MIN_AUTO, Integer.MAX_VALUE, FtProtocol.FAST_SMALL_AUTO};
         try {
             int n = Integer.parseInt(value.trim());
-            if (n >= 0) return new int[] {2, n};
+            if (n >= 0) return new int[] {2, n, 0};
         } catch (NumberFormatException e) {
             // reported below
         }
         throw new IOException("job option agree-fast=" + value
-                + " must be auto (the default: more than 16 members) or a number of members (0 or more; 0: no fast path)");
+                + " must be auto (the default: up to 4 and more than 16 members) or a number of members (0 or more; 0: no fast path)");
+    }
+
+    /**
+     * Job option {@code agree-direct}: the fast path of communicators of up to this many members
+     * exchanges all-to-all; {@code auto} (the default) is {@link FtProtocol#DIRECT_MAX_AUTO}.
+     */
+    static int agreeDirect(String value) throws IOException {
+        if (value.trim().equals("auto")) return FtProtocol.DIRECT_MAX_AUTO;
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 0 && n <= FtProtocol.DIRECT_LIMIT) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IOException("job option agree-direct=" + value + " must be auto (the default: up to "
+                + FtProtocol.DIRECT_MAX_AUTO + " members) or a number of members from 0 to " + FtProtocol.DIRECT_LIMIT);
     }
 
     private static int idleStart(JobInfo job, String mode) {
@@ -1204,8 +1222,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
 
         @Override
-        public void ftSend(int worldRank, int context, int kind, byte[] payload) {
-            Engine.this.ftSend(worldRank, context, kind, payload);
+        public void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
+            Engine.this.ftSend(worldRank, context, kind, payload, length);
         }
 
         @Override
@@ -1327,12 +1345,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /** Sends a fault-tolerance control frame (never matched against receives). */
-    void ftSend(int worldRank, int context, int kind, byte[] payload) {
+    void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
         if (peerFailed[worldRank]) return;
         if (trace.messages() && recoveryContext(context)) trace.record(FtTrace.SENT, kind, worldRank);
         try {
-            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, payload.length,
-                    MemorySegment.ofArray(payload), 0, payload.length);
+            writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, length,
+                    MemorySegment.ofArray(payload), 0, length);
         } catch (IOException e) {
             peerLost(worldRank, e.getMessage());
         }

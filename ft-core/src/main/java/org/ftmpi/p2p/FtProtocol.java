@@ -16,9 +16,10 @@ import java.util.Map;
  * <p><b>Agreement</b> (documented with its correctness argument in docs/fault-tolerance.md): a
  * coordinator-based two-phase protocol with ballots, in the style of Paxos with a perfect failure
  * detector, with a coordinator-free fast path first. <i>Fast path</i> (by default communicators
- * of more than {@link #ACK_ALL_MAX} members, job option {@code agree-fast}; only while no member
- * is known failed):
- * two passes shaped like allreduce's recursive doubling (FAST messages). The first gathers the
+ * of up to {@link #FAST_SMALL_AUTO} and of more than {@link #ACK_ALL_MAX} members, job option
+ * {@code agree-fast}; only while no member is known failed):
+ * two passes shaped like allreduce's recursive doubling, or all-to-all in communicators of up to
+ * {@code agree-direct} members ({@link #direct}: two message delays in all) (FAST messages). The first gathers the
  * AND of all n values; a member that holds all n accepts the proposal (that AND, no failed
  * member) under ballot {@link #FAST_BALLOT}. The second gathers the set of members known
  * to have accepted it; a member decides once it holds all n: 2 log2 n message delays, 2 n log2 n
@@ -56,6 +57,14 @@ final class FtProtocol {
      */
     static final int FAST_MIN_AUTO = 17;
 
+    /**
+     * Without the job option {@code agree-fast} ("auto"), communicators of 2 to this many members
+     * also try the fast path first, all-to-all ({@link #DIRECT_MAX_AUTO}): two message delays
+     * against the coordinator protocol's three, where its 4(n - 1) messages per member are few
+     * (docs/benchmarks.md, "Issue 7, session 9").
+     */
+    static final int FAST_SMALL_AUTO = 4;
+
 
     /**
      * Everything the protocol needs from its process: who it is, which processes are known
@@ -70,8 +79,11 @@ final class FtProtocol {
         /** Whether world rank {@code worldRank} is known failed here (final once true). */
         boolean isFailed(int worldRank);
 
-        /** Sends an FT control message (kind in the tag) to world rank {@code worldRank}. */
-        void ftSend(int worldRank, int context, int kind, byte[] payload);
+        /**
+         * Sends an FT control message (kind in the tag) to world rank {@code worldRank}: the
+         * first {@code length} bytes of {@code payload}, which the protocol reuses after the call.
+         */
+        void ftSend(int worldRank, int context, int kind, byte[] payload, int length);
 
         /** The communicator with point-to-point context {@code context} was revoked here: fail its pending operations. */
         void revoked(int context, String why);
@@ -81,6 +93,10 @@ final class FtProtocol {
     private final Map<Integer, CommFt> comms;
     /** Communicators of fastMin..fastMax members try the fast path first (fastMin > fastMax: none). */
     private int fastMin = FAST_MIN_AUTO, fastMax = Integer.MAX_VALUE;
+    /** Communicators of 2..smallMax members try the fast path first too (0: none). */
+    private int smallMax;
+    /** Fast paths of communicators of up to this many members exchange all-to-all ({@link #direct}). */
+    private int directMax = DIRECT_MAX_AUTO;
 
     /** Test seam (FastAgreementTest): sees each fast-path step of this process. */
     interface StepListener {
@@ -100,6 +116,19 @@ final class FtProtocol {
     void fastRange(int min, int max) {
         fastMin = Math.max(2, min);
         fastMax = max;
+    }
+
+    /** Communicators of 2 to {@code max} members use the fast path first as well (0: no more than {@link #fastRange}). */
+    void fastSmall(int max) {
+        smallMax = max;
+    }
+
+    /**
+     * Fast paths of communicators of up to {@code max} members exchange all-to-all (two message
+     * delays), larger ones by recursive doubling; at most {@link #DIRECT_LIMIT}.
+     */
+    void directMax(int max) {
+        directMax = Math.min(max, DIRECT_LIMIT);
     }
 
     CommFt state(int context) {
@@ -146,7 +175,13 @@ final class FtProtocol {
         switch (kind) {
             case FAST -> {
                 // ballot: the pass (0 values, 1 acceptances); pValue: the round
-                if (g.decided || ballot < 0 || ballot > 1 || pValue < 0 || pValue >= 64) return;
+                if (g.decided) {
+                    // The sender waits for this member's message of a pass it finished long ago (a
+                    // REBUILD replacement numbering its agreements from 0 again): give it the decision.
+                    send(f, from, COMMIT, k, g.dValue, 0, 0, g.dFailed, null);
+                    return;
+                }
+                if (ballot < 0 || ballot > 1 || pValue < 0 || pValue >= 64) return;
                 if (g.fastIn == null) {
                     g.fastIn = new BitSet[128];
                     g.fastInValue = new int[128];
@@ -222,7 +257,8 @@ final class FtProtocol {
             g.started = true;
             g.value = value;
             int n = f.world == null ? 0 : f.world.length;
-            if (n >= fastMin && n <= fastMax && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
+            boolean tryFast = n >= fastMin && n <= fastMax || n >= 2 && n <= smallMax;
+            if (tryFast && !g.slowSeen && !anyMemberFailed(f)) startFast(f, g, value);
         }
         advance(f, g);
         return g;
@@ -233,7 +269,8 @@ final class FtProtocol {
         int me = myRank(f);
         g.fast = true;
         g.sentTo = coordinator(f); // no contribution to a coordinator unless the fast path closes
-        g.fastSchedule = schedule(me, f.world.length);
+        int n = f.world.length;
+        g.fastSchedule = n <= directMax ? direct(me, n) : schedule(me, n);
         g.fastMask = new BitSet();
         g.fastMask.set(me);
         g.fastAnd = value;
@@ -262,6 +299,29 @@ final class FtProtocol {
             out[i++] = step(partner < rem ? partner * 2 + 1 : partner + rem, r + 1, EXCHANGE);
         }
         if (folds) out[i] = step(me - 1, FOLD_OUT, SEND);
+        return out;
+    }
+
+    /**
+     * Without the job option {@code agree-direct}, fast paths of communicators of up to this many
+     * members exchange all-to-all: two message delays for the whole agreement, against 2 log2 n by
+     * recursive doubling, for n - 1 messages per member and pass instead of log2 n.
+     */
+    static final int DIRECT_MAX_AUTO = 8;
+
+    /** The direct pattern's slots are the senders' ranks + 1, below {@code FOLD_OUT}. */
+    static final int DIRECT_LIMIT = FOLD_OUT - 1;
+
+    /**
+     * The exchange steps of member {@code me} of {@code n} in one all-to-all fast pass: this
+     * member's message to every other member, then one from each. The round field of a message is
+     * its sender's rank + 1, so that each has its own slot at the receiver.
+     */
+    static int[] direct(int me, int n) {
+        int[] out = new int[2 * (n - 1)];
+        int i = 0;
+        for (int p = 0; p < n; p++) if (p != me) out[i++] = step(p, me + 1, SEND);
+        for (int p = 0; p < n; p++) if (p != me) out[i++] = step(p, p + 1, RECV);
         return out;
     }
 
@@ -496,13 +556,17 @@ final class FtProtocol {
      * grew to n/2 ints in the last round); failed sets are short either way.
      */
     private void send(CommFt f, int to, int kind, int k, int value, int ballot, int pValue, BitSet a, BitSet c) {
-        int na = runs(a), nc = runs(c);
-        ByteBuffer b = ByteBuffer.allocate(4 * (6 + 2 * (na + nc))).order(ByteOrder.LITTLE_ENDIAN);
+        int na = runs(a), nc = runs(c), bytes = 4 * (6 + 2 * (na + nc));
+        if (out.capacity() < bytes) out = ByteBuffer.allocate(Math.max(bytes, 2 * out.capacity())).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = out.clear();
         b.putInt(k).putInt(value).putInt(ballot).putInt(pValue);
         put(b, a, na);
         put(b, c, nc);
-        engine.ftSend(f.world[to], f.context, kind, b.array());
+        engine.ftSend(f.world[to], f.context, kind, b.array(), bytes);
     }
+
+    /** The payload of the message being sent, reused (under the progress lock): no allocation per message. */
+    private ByteBuffer out = ByteBuffer.allocate(256).order(ByteOrder.LITTLE_ENDIAN);
 
     /** Number of runs of consecutive members in {@code s} (0 for null). */
     private static int runs(BitSet s) {

@@ -100,6 +100,76 @@ class AgreementNodeTest {
     }
 
     @Test
+    void theDirectFastPathLeavesOneUniformDecisionWhenAMemberDiesAtAnySend() {
+        // fastMin 2: communicators of up to FtProtocol.DIRECT_MAX_AUTO members exchange all-to-all
+        for (int n = 2; n <= FtProtocol.DIRECT_MAX_AUTO; n++) {
+            for (int victim : new int[] {0, 1, n - 1}) {
+                int total = run(n, 2, victim, -1, false).victimSends();
+                assertEquals(2 * (n - 1), total, "member " + victim + " of " + n + " sends n - 1 per pass");
+                for (int s = 0; s <= total; s++) {
+                    run(n, 2, victim, s, false);
+                    run(n, 2, victim, s, true);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aMemberThatStartsAnInstanceTheOthersDecidedLongAgoGetsTheirDecision() {
+        // As a REBUILD replacement that numbers its agreements from 0 again: the others decided
+        // instance 0 by the fast path and answer the newcomer's FAST messages with COMMIT.
+        for (int fastMin : new int[] {2, FtProtocol.FAST_MIN_AUTO}) {
+            int n = fastMin == 2 ? 4 : 17;
+            ArrayDeque<Object[]> net = new ArrayDeque<>();
+            AgreementNode.Io io = (from, to, kind, payload) -> net.add(new Object[] {from, to, kind, payload});
+            AgreementNode[] nodes = new AgreementNode[n];
+            for (int i = 0; i < n; i++) nodes[i] = new AgreementNode(i, n, fastMin, Integer.MAX_VALUE, io);
+            for (int i = 0; i < n; i++) nodes[i].start(0, i == 0 ? 5 : 7);
+            deliver(net, nodes);
+            for (int i = 0; i < n; i++) assertEquals(5, nodes[i].value(0), "member " + i + " of " + n);
+            nodes[2] = new AgreementNode(2, n, fastMin, Integer.MAX_VALUE, io); // the newcomer
+            nodes[2].start(0, 1);
+            deliver(net, nodes);
+            assertTrue(nodes[2].decided(0), "the newcomer decided, n " + n);
+            assertEquals(5, nodes[2].value(0), "the others' decision, n " + n);
+        }
+    }
+
+    private static void deliver(ArrayDeque<Object[]> net, AgreementNode[] nodes) {
+        for (int i = 0; !net.isEmpty(); i++) {
+            assertTrue(i < 100_000, "no end in sight");
+            Object[] m = net.poll();
+            nodes[(Integer) m[1]].receive((Integer) m[0], (Integer) m[2], (byte[]) m[3]);
+        }
+    }
+
+    @Test
+    void theDirectFastPathTakesTwoPassesOfNMinusOneMessagesPerMember() {
+        for (int n : new int[] {2, 3, 4, 8}) {
+            int[] perMember = new int[n];
+            ArrayDeque<Object[]> net = new ArrayDeque<>();
+            AgreementNode[] nodes = new AgreementNode[n];
+            for (int i = 0; i < n; i++) {
+                nodes[i] = new AgreementNode(i, n, 2, Integer.MAX_VALUE,
+                        (from, to, kind, payload) -> net.add(new Object[] {from, to, kind, payload}));
+            }
+            for (int i = 0; i < n; i++) nodes[i].start(0, i == 1 ? 0x0f : -1);
+            while (!net.isEmpty()) {
+                Object[] m = net.poll();
+                assertEquals(FtProtocol.FAST, m[2], "only FAST messages without a failure");
+                perMember[(Integer) m[0]]++;
+                perMember[(Integer) m[1]]++;
+                nodes[(Integer) m[1]].receive((Integer) m[0], (Integer) m[2], (byte[]) m[3]);
+            }
+            for (int i = 0; i < n; i++) {
+                assertTrue(nodes[i].decided(0), "member " + i + " of " + n);
+                assertEquals(0x0f, nodes[i].value(0), "member " + i + " of " + n);
+                assertEquals(4 * (n - 1), perMember[i], "member " + i + " of " + n);
+            }
+        }
+    }
+
+    @Test
     void theDefaultPatternIsLogarithmicAtEveryMemberWithoutFailures() {
         // 2 passes of log2 n rounds: every member sends and receives 2 log2 n messages
         for (int n : new int[] {32, 256, 1024}) {
@@ -155,10 +225,21 @@ class AgreementNodeTest {
     }
 
     @Test
+    void theJobOptionAgreeDirectBoundsTheAllToAllPattern() throws Exception {
+        assertEquals(FtProtocol.DIRECT_MAX_AUTO, Engine.agreeDirect("auto"));
+        assertEquals(0, Engine.agreeDirect("0"));
+        assertEquals(FtProtocol.DIRECT_LIMIT, Engine.agreeDirect(Integer.toString(FtProtocol.DIRECT_LIMIT)));
+        for (String bad : new String[] {"-1", "all", "", Integer.toString(FtProtocol.DIRECT_LIMIT + 1)}) {
+            String msg = assertThrows(java.io.IOException.class, () -> Engine.agreeDirect(bad)).getMessage();
+            assertTrue(msg.startsWith("job option agree-direct=" + bad + " must be auto"), msg);
+        }
+    }
+
+    @Test
     void theJobOptionChoosesWhichCommunicatorsTryTheFastPath() throws Exception {
-        assertArrayEquals(new int[] {17, Integer.MAX_VALUE}, Engine.agreeFast("auto"));
-        assertArrayEquals(new int[] {2, 8}, Engine.agreeFast("8"));
-        assertArrayEquals(new int[] {2, 0}, Engine.agreeFast("0"));
+        assertArrayEquals(new int[] {17, Integer.MAX_VALUE, 4}, Engine.agreeFast("auto"));
+        assertArrayEquals(new int[] {2, 8, 0}, Engine.agreeFast("8"));
+        assertArrayEquals(new int[] {2, 0, 0}, Engine.agreeFast("0"));
         for (String bad : new String[] {"-1", "fast", ""}) {
             String msg = assertThrows(java.io.IOException.class, () -> Engine.agreeFast(bad)).getMessage();
             assertTrue(msg.startsWith("job option agree-fast=" + bad + " must be auto"), msg);

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The agreement's fast path (two recursive-doubling passes, {@link FtProtocol}; job option
- * {@code agree-fast=8}) with a member
+ * The agreement's fast path (two passes, {@link FtProtocol}; job option {@code agree-fast=8}),
+ * all-to-all ({@code agree-direct=8}) and by recursive doubling ({@code agree-direct=0}), with a member
  * killed at each of its steps: before each message of the value pass, before each message of
  * the acceptance pass, and right after it decided. Ranks are engines on threads of this JVM
  * (TCP between them); the death is simulated ({@link LocalJobRuntime#kill}) synchronously at the
@@ -27,12 +27,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FastAgreementTest {
-    private static final Map<String, String> IGNORE = Map.of("recovery-mode", "ignore", "agree-fast", "8");
+    /** The job options of a run: fast path up to 8 members, all-to-all up to {@code direct}. */
+    private static Map<String, String> options(int direct) {
+        return Map.of("recovery-mode", "ignore", "agree-fast", "8", "agree-direct", Integer.toString(direct));
+    }
 
     /** The steps at which {@code victim} of {@code n} sends (pass, position), and the decision (2, 0). */
-    private static List<int[]> stepsOf(int victim, int n) {
+    private static List<int[]> stepsOf(int victim, int n, int direct) {
         List<int[]> out = new ArrayList<>();
-        int[] sched = FtProtocol.schedule(victim, n);
+        int[] sched = n <= direct ? FtProtocol.direct(victim, n) : FtProtocol.schedule(victim, n);
         for (int pass = 0; pass < 2; pass++) {
             for (int pos = 0; pos < sched.length; pos++) {
                 if ((sched[pos] & 1) != 0) out.add(new int[] {pass, pos}); // a step that sends
@@ -45,19 +48,21 @@ class FastAgreementTest {
     static Stream<Arguments> deaths() {
         List<Arguments> out = new ArrayList<>();
         int[][] cases = {{4, 0}, {4, 3}, {6, 0}, {6, 1}, {8, 5}};
-        for (int[] c : cases) {
-            for (int[] s : stepsOf(c[1], c[0])) out.add(Arguments.of(c[0], c[1], s[0], s[1]));
+        for (int direct : new int[] {0, 8}) {
+            for (int[] c : cases) {
+                for (int[] s : stepsOf(c[1], c[0], direct)) out.add(Arguments.of(direct, c[0], c[1], s[0], s[1]));
+            }
         }
         return out.stream();
     }
 
-    @ParameterizedTest(name = "n {0}, rank {1} dies at pass {2} step {3}")
+    @ParameterizedTest(name = "agree-direct {0}, n {1}, rank {2} dies at pass {3} step {4}")
     @MethodSource("deaths")
-    void aMemberKilledAtAnyFastStepLeavesOneDecision(int n, int victim, int pass, int pos) throws Exception {
+    void aMemberKilledAtAnyFastStepLeavesOneDecision(int direct, int n, int victim, int pass, int pos) throws Exception {
         var decisions = new ConcurrentHashMap<Integer, Engine.Decision>();
         var after = new ConcurrentHashMap<Integer, Engine.Decision>();
         boolean[] fired = new boolean[1];
-        run(n, (job, engines) -> engines[victim].ftProtocol().stepListener = (k, p, s) -> {
+        run(n, direct, (job, engines) -> engines[victim].ftProtocol().stepListener = (k, p, s) -> {
             if (k == 1 && p == pass && s == pos && !fired[0]) {
                 fired[0] = true;
                 job.kill(victim, "was killed by the test at fast pass " + pass + " step " + pos);
@@ -66,7 +71,7 @@ class FastAgreementTest {
             decisions.put(rank, e.agree(f, 1, ~(1 << rank)));
             after.put(rank, e.agree(f, 2, -1)); // the next instance: the failure is known, coordinator protocol
         });
-        String ctx = "n " + n + ", victim " + victim + " at pass " + pass + " step " + pos + ": " + describe(decisions);
+        String ctx = "agree-direct " + direct + ", n " + n + ", victim " + victim + " at pass " + pass + " step " + pos + ": " + describe(decisions);
         assertTrue(fired[0], "the victim never reached the step; " + ctx);
         for (int r = 0; r < n; r++) {
             if (r != victim) {
@@ -90,12 +95,13 @@ class FastAgreementTest {
         assertArrayEquals(new int[] {victim}, next.failedWorld(), "the next instance names the victim; " + ctx);
     }
 
-    @Test
-    void withoutFailuresTheFastPathDecidesTheAndWithNoFailedMember() throws Exception {
+    @ParameterizedTest(name = "agree-direct {0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 8})
+    void withoutFailuresTheFastPathDecidesTheAndWithNoFailedMember(int direct) throws Exception {
         for (int n : new int[] {2, 3, 4, 5, 7, 8}) {
             var decisions = new ConcurrentHashMap<Integer, Engine.Decision>();
             var steps = new ConcurrentHashMap<Integer, Integer>();
-            run(n, (job, engines) -> {
+            run(n, direct, (job, engines) -> {
                 for (int r = 0; r < n; r++) {
                     int rank = r;
                     engines[r].ftProtocol().stepListener = (k, p, s) -> steps.merge(rank, 1, Integer::sum);
@@ -110,6 +116,25 @@ class FastAgreementTest {
     }
 
     @Test
+    void byDefaultCommunicatorsOfUpToFourMembersTakeTheAllToAllFastPath() throws Exception {
+        for (int n : new int[] {2, 4, 5}) {
+            var decisions = new ConcurrentHashMap<Integer, Engine.Decision>();
+            var steps = new ConcurrentHashMap<Integer, Integer>();
+            run(n, Map.of("recovery-mode", "ignore"), (job, engines) -> {
+                for (int r = 0; r < n; r++) {
+                    int rank = r;
+                    engines[r].ftProtocol().stepListener = (k, p, s) -> steps.merge(rank, 1, Integer::sum);
+                }
+            }, (rank, e, f) -> decisions.put(rank, e.agree(f, 1, rank == 0 ? 6 : 3)));
+            for (int r = 0; r < n; r++) {
+                assertEquals(2, decisions.get(r).value(), "n " + n + ", rank " + r);
+                // all-to-all: n - 1 sends per pass, and the decision
+                assertEquals(n <= FtProtocol.FAST_SMALL_AUTO ? 2 * (n - 1) + 1 : 0, steps.getOrDefault(r, 0), "n " + n + ", rank " + r);
+            }
+        }
+    }
+
+    @Test
     void theScheduleIsRecursiveDoublingWithTheExtraRanksFoldedIn() {
         // n 6: ranks 0-3 pair up (0 -> 1, 2 -> 3); 1, 3, 4, 5 double as new ranks 0-3
         assertArrayEquals(new int[] {1 << 8 | 1, 1 << 8 | 63 << 2 | 2}, FtProtocol.schedule(0, 6));
@@ -117,6 +142,13 @@ class FastAgreementTest {
                 FtProtocol.schedule(1, 6));
         assertArrayEquals(new int[] {5 << 8 | 1 << 2 | 3, 1 << 8 | 2 << 2 | 3}, FtProtocol.schedule(4, 6));
         assertArrayEquals(new int[] {1 << 8 | 1 << 2 | 3, 2 << 8 | 2 << 2 | 3}, FtProtocol.schedule(0, 4));
+    }
+
+    @Test
+    void theDirectScheduleSendsToEveryMemberThenReceivesFromEach() {
+        // rank 1 of 3: its messages carry slot 2 (its rank + 1); it reads slot 1 from rank 0, slot 3 from rank 2
+        assertArrayEquals(new int[] {0 << 8 | 2 << 2 | 1, 2 << 8 | 2 << 2 | 1, 0 << 8 | 1 << 2 | 2, 2 << 8 | 3 << 2 | 2},
+                FtProtocol.direct(1, 3));
     }
 
     // ------------------------------------------------------------------ harness
@@ -130,8 +162,12 @@ class FastAgreementTest {
     }
 
     /** Makes n engines on threads, lets {@code setup} see them, runs {@code body} on each; a killed rank's error is its death. */
-    private static void run(int n, Setup setup, Body body) throws Exception {
-        LocalJobRuntime job = new LocalJobRuntime(n, IGNORE);
+    private static void run(int n, int direct, Setup setup, Body body) throws Exception {
+        run(n, options(direct), setup, body);
+    }
+
+    private static void run(int n, Map<String, String> options, Setup setup, Body body) throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(n, options);
         Engine[] engines = new Engine[n];
         List<Thread> made = new ArrayList<>();
         Throwable[] errors = new Throwable[n];

@@ -27,7 +27,9 @@ import mpi.Request;
  *     a SIGKILL of the last rank: the first agree (raises: unacknowledged), agree after
  *     {@code ackFailed}, shrink; then the same shrink and agree repeated (warm, the dead member
  *     still in the communicator). Each operation timed alone after a barrier; its time is the
- *     maximum over the ranks; medians over the repetitions.</li>
+ *     maximum over the ranks; medians over the repetitions, after an untimed warm-up pass of the
+ *     failure-free agree/allreduce pairs and of the shrinks (the JIT: 8 JVMs on 2 cores compile
+ *     slowly, and ULFM's figures are C).</li>
  * </ul>
  * Run under {@code --recovery-mode ignore} (the detect and agree programs kill a rank).
  */
@@ -83,7 +85,7 @@ public final class FtBench {
         appLoop(world, 300);
         // Measured pass: blocks of the three metrics, interleaved, so that a burst of load from
         // elsewhere lands in one block of each rather than in the whole of one metric; medians.
-        long start = System.nanoTime(), cpu0 = detectorCpuNs();
+        long start = System.nanoTime(), cpu0 = detectorCpuNs(), wakes0 = detectorWakeups();
         double[] lats = new double[OVERHEAD_BLOCKS], bws = new double[OVERHEAD_BLOCKS], apps = new double[OVERHEAD_BLOCKS];
         for (int b = 0; b < OVERHEAD_BLOCKS; b++) {
             lats[b] = latency(world, rank, 2_000);
@@ -93,12 +95,16 @@ public final class FtBench {
         double lat = median(lats), bw = median(bws), app = median(apps);
         // CPU time of the detector's own threads during the measured pass, as a share of one core:
         // a direct measure of its cost, independent of the run-to-run noise of the A/B comparison.
-        double share = (detectorCpuNs() - cpu0) / (double) (System.nanoTime() - start) * 100;
-        double[] maxShare = new double[1];
-        world.reduce(new double[] {share}, maxShare, 1, MPI.DOUBLE, MPI.MAX, 0);
+        long wallNs = System.nanoTime() - start;
+        double share = (detectorCpuNs() - cpu0) / (double) wallNs * 100;
+        // Its wake-ups (context switches of the ftmpi-detector thread, from /proc): each one can
+        // push a polling rank off its core on a machine with as many busy ranks as cores.
+        double wakes = (detectorWakeups() - wakes0) / (wallNs / 1e9);
+        double[] max = new double[2];
+        world.reduce(new double[] {share, wakes}, max, 2, MPI.DOUBLE, MPI.MAX, 0);
         if (rank == 0) {
             out.printf(Locale.ROOT, "RESULT ft-overhead np %d lat8_us %.3f bw64k_MBps %.1f app_us_per_iter %.2f"
-                    + " detector_cpu_pct %.4f%n", world.getSize(), lat, bw, app, maxShare[0]);
+                    + " detector_cpu_pct %.4f detector_wakeups_per_s %.1f%n", world.getSize(), lat, bw, app, max[0], max[1]);
         }
     }
 
@@ -113,6 +119,31 @@ public final class FtBench {
             }
         }
         return ns;
+    }
+
+    /**
+     * Context switches so far (voluntary and not) of this process's {@code ftmpi-detector}
+     * thread, from {@code /proc/self/task/*}: 0 where there is no such file system or thread.
+     */
+    static long detectorWakeups() {
+        long n = 0;
+        try (var tasks = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc/self/task"))) {
+            for (var t : tasks) {
+                try {
+                    if (!java.nio.file.Files.readString(t.resolve("comm")).strip().equals("ftmpi-detector")) continue;
+                    for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            n += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                        }
+                    }
+                } catch (java.io.IOException | NumberFormatException e) {
+                    // a thread that ended meanwhile
+                }
+            }
+        } catch (java.io.IOException e) {
+            return 0;
+        }
+        return n;
     }
 
     /** Half round trip of an 8-byte ping-pong, microseconds. */
@@ -338,10 +369,12 @@ public final class FtBench {
         }
         int shrinks = 30;
         double[] sh = new double[shrinks];
-        for (int i = 0; i < shrinks; i++) {
-            Intracomm[] s = new Intracomm[1];
-            sh[i] = timed(world, () -> s[0] = world.shrink());
-            s[0].free();
+        for (int pass = 0; pass < 2; pass++) { // the first pass warms up, as for agree
+            for (int i = 0; i < shrinks; i++) {
+                Intracomm[] s = new Intracomm[1];
+                sh[i] = timed(world, () -> s[0] = world.shrink());
+                s[0].free();
+            }
         }
         Intracomm alive = world.split(rank == victim ? MPI.UNDEFINED : 0, rank);
         world.barrier();

@@ -107,7 +107,11 @@ public final class HeartbeatDetector implements AutoCloseable {
         this.codec = new DetectCodec(jobId, secret);
         this.sendBuf = ByteBuffer.allocate(DetectCodec.MAX_DATAGRAM);
         this.peers = peers.clone();
-        long tickNs = TimeUnit.MILLISECONDS.toNanos(Math.max(1, periodMs / 2));
+        // The thread wakes when the next beat or deadline is due, and for a datagram: at a 50 ms
+        // period about 40 times a second (its own beats and its predecessor's), no more, since
+        // on a machine with as many busy ranks as cores every wake-up preempts a rank.
+        long tickMs = Math.max(1, periodMs);
+        long tickNs = TimeUnit.MILLISECONDS.toNanos(tickMs);
         DetectorCore.Actions actions = new DetectorCore.Actions() {
             @Override
             public void send(int toRank, DetectMessage m) {
@@ -127,7 +131,6 @@ public final class HeartbeatDetector implements AutoCloseable {
         core = new DetectorCore(me, procIds, RingPlan.of(jobId, hosts),
                 TimeUnit.MILLISECONDS.toNanos(periodMs), TimeUnit.MILLISECONDS.toNanos(timeoutMs), tickNs, actions);
         core.start(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMs, 1_000)));
-        long tickMs = Math.max(1, periodMs / 2);
         thread = new Thread(() -> loop(tickMs), "ftmpi-detector");
         thread.setDaemon(true);
         thread.setPriority(Thread.MAX_PRIORITY);
@@ -160,6 +163,11 @@ public final class HeartbeatDetector implements AutoCloseable {
     public void close() {
         DetectorCore c = core;
         if (c != null) c.leave();
+        closeSilently();
+    }
+
+    /** Stops the thread and closes the socket without BYE: to the others, as a hang (tests). */
+    void closeSilently() {
         closed = true;
         try {
             selector.close(); // wakes the detector thread up
@@ -175,7 +183,8 @@ public final class HeartbeatDetector implements AutoCloseable {
         DetectCodec rx = codec;
         while (!closed) {
             long now = System.nanoTime();
-            long waitMs = Math.max(1, Math.min(tickMs, TimeUnit.NANOSECONDS.toMillis(core.nextDueNs() - now)));
+            // rounded up: a wait that ends before the beat is due is a wake-up for nothing
+            long waitMs = Math.max(1, Math.min(tickMs, ceilMs(core.nextDueNs() - now)));
             try {
                 if (selector.select(waitMs) > 0) selector.selectedKeys().clear();
                 // every datagram that arrived (also during a pause of this process) before the tick
@@ -196,6 +205,11 @@ public final class HeartbeatDetector implements AutoCloseable {
             }
             core.tick(System.nanoTime());
         }
+    }
+
+    /** {@code ns} in milliseconds, rounded up. */
+    static long ceilMs(long ns) {
+        return ns <= 0 ? 0 : (ns + 999_999) / 1_000_000;
     }
 
     private void sendTo(int rank, DetectMessage m) {

@@ -209,6 +209,52 @@ class DetectorSimulationTest {
     }
 
     @Test
+    void aBeatDueWithinHalfAPeriodGoesOutWhenThePredecessorsBeatArrives() {
+        long[] procIds = {1, 2};
+        RingPlan plan = RingPlan.of(1, new String[] {"h", "h"});
+        List<Long> sentAt = new ArrayList<>();
+        long[] now = {0};
+        DetectorCore c = new DetectorCore(0, procIds, plan, PERIOD, TIMEOUT, PERIOD, new DetectorCore.Actions() {
+            @Override
+            public void send(int to, DetectMessage m) {
+                if (m.type() == DetectMessage.HEARTBEAT) sentAt.add(now[0] / MS);
+            }
+
+            @Override
+            public void declared(int rank, long procId, String how, boolean here) {
+                throw new AssertionError("declared " + rank + ": " + how);
+            }
+
+            @Override
+            public void fenced(String why) {
+                throw new AssertionError(why);
+            }
+        });
+        c.start(0, 0);
+        c.tick(0); // beats; the next is due at 50 ms
+        now[0] = 20 * MS;
+        c.receive(DetectMessage.heartbeat(1, 2, 1, new BitSet()), now[0]); // due in 30 ms: not yet
+        now[0] = 30 * MS;
+        c.receive(DetectMessage.heartbeat(1, 2, 2, new BitSet()), now[0]); // due in 20 ms: now, next at 80
+        now[0] = 50 * MS;
+        c.tick(now[0]); // nothing due
+        now[0] = 80 * MS;
+        c.receive(DetectMessage.heartbeat(1, 2, 3, new BitSet()), now[0]); // due now: with the datagram
+        c.tick(now[0]); // already sent
+        assertEquals(List.of(0L, 30L, 80L), sentAt);
+    }
+
+    @Test
+    void beatsFallIntoStepAndAreNeverCloserThanHalfAPeriod() {
+        Sim s = new Sim(16, 0);
+        s.run(2_000 * MS);
+        String c = s.cores[3].counters(); // "beats sent S, ..."
+        long sent = Long.parseLong(c.substring("beats sent ".length(), c.indexOf(',')));
+        assertTrue(sent >= 2_000 / 50 && sent <= 2 * 2_000 / 50 + 1, c);
+        s.assertConsistent(new BitSet());
+    }
+
+    @Test
     void theObserversOwnStallDoesNotBlameThePeer() {
         long[] procIds = {1, 2};
         List<String> declared = new ArrayList<>();

@@ -1,0 +1,84 @@
+package org.ftmpi.ft.detect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.ftmpi.testutil.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Three detectors over loopback UDP, driven by their own threads (which wake when a beat or a
+ * deadline is due and for a datagram, not on a fixed half-period tick): they beat each other
+ * without a suspicion, and one that stops beating (closed without BYE: a hang, as far as its
+ * observer can tell) is declared by its observer and the news reaches the third.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HeartbeatDetectorTest {
+    @Test
+    void beatsFlowAndASilentProcessIsDeclaredByItsObserver() throws Exception {
+        int n = 3;
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        HeartbeatDetector[] d = new HeartbeatDetector[n];
+        InetSocketAddress[] peers = new InetSocketAddress[n];
+        for (int r = 0; r < n; r++) {
+            d[r] = HeartbeatDetector.open(lo);
+            peers[r] = HeartbeatDetector.decodeEndpoint(d[r].endpoint());
+        }
+        long[] procIds = {11, 12, 13};
+        String[] hosts = {"h", "h", "h"};
+        var declared = new ConcurrentHashMap<Integer, String>(); // "observer:subject" -> how
+        try {
+            for (int r = 0; r < n; r++) {
+                int me = r;
+                d[r].start(7, new byte[32], me, procIds, hosts, peers, 20, 400, new HeartbeatDetector.Owner() {
+                    @Override
+                    public void declared(int rank, long procId, String how, boolean detectedHere) {
+                        declared.put(me * 10 + rank, how);
+                    }
+
+                    @Override
+                    public void fenced(String why) {
+                        declared.put(me * 10 + me, "fenced: " + why);
+                    }
+                });
+            }
+            Await.until("every detector received beats", Duration.ofSeconds(20),
+                    () -> java.util.Arrays.stream(d).allMatch(x -> received(x) >= 5));
+            assertTrue(declared.isEmpty(), "no suspicion among beating processes: " + declared);
+            RingPlan plan = RingPlan.of(7, hosts);
+            int silent = 1, observer = plan.successor(silent, new java.util.BitSet()), third = 3 - silent - observer;
+            // silent: its socket closes without BYE (close() would say BYE): a hang to the others
+            d[silent].closeSilently();
+            Await.until("rank " + silent + " declared by its observer " + observer, Duration.ofSeconds(20),
+                    () -> declared.containsKey(observer * 10 + silent));
+            assertTrue(declared.get(observer * 10 + silent).startsWith("declared failed by rank " + observer + ": no heartbeat"),
+                    declared.toString());
+            Await.until("rank " + third + " learns of it", Duration.ofSeconds(20),
+                    () -> declared.containsKey(third * 10 + silent));
+            assertEquals(2, declared.size(), "only the silent process was declared: " + declared);
+        } finally {
+            for (HeartbeatDetector x : d) x.close();
+        }
+    }
+
+    @Test
+    void waitsAreRoundedUpToWholeMilliseconds() {
+        assertEquals(0, HeartbeatDetector.ceilMs(-5));
+        assertEquals(0, HeartbeatDetector.ceilMs(0));
+        assertEquals(1, HeartbeatDetector.ceilMs(1));
+        assertEquals(1, HeartbeatDetector.ceilMs(1_000_000));
+        assertEquals(25, HeartbeatDetector.ceilMs(24_000_001));
+    }
+
+    private static long received(HeartbeatDetector d) {
+        String c = d.counters(); // "beats sent S, received R, ..."
+        int i = c.indexOf("received ") + "received ".length();
+        return Long.parseLong(c.substring(i, c.indexOf(',', i)));
+    }
+}
