@@ -609,9 +609,8 @@ final class ShmTransport implements Transport {
     /**
      * {@link #discard} for the pair of a replaced process, on the recovery's critical path: the
      * pair is closed here (nothing reads or writes it after this, under the progress lock) and
-     * unmapped by the {@link #worker} when this rank has one (warm spares), else here. Unmapping
-     * the old pair took 6-13 ms under the progress lock at a load average of 10 (session 9),
-     * longer than the rest of a warm-spare takeover.
+     * unmapped by the {@link #worker} when this rank has one (warm spares), else here.
+     * Unmapping it under the progress lock took 0.2-13 ms at a load average of 10-25 (session 9).
      */
     private void retire(ShmPair p, String cause) {
         ExecutorService w = worker;
