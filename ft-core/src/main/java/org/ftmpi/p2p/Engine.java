@@ -1575,15 +1575,18 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         Transport best = null;
         String error = "no transport reaches it";
         trace.record(FtTrace.CONNECT, w, 0);
-        boolean premade = false;
+        boolean premade = false, bestPremade = false;
         for (Transport t : transports) {
             try {
                 int ahead = t.premadeConnections();
-                if (t.reconnect(w, newId, eps) && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
-                    best = t;
-                }
+                boolean reached = t.reconnect(w, newId, eps);
                 // A connection made ahead (TCP, warm spare) is taken even when shared memory routes the rank.
-                premade |= t.premadeConnections() > ahead;
+                boolean took = t.premadeConnections() > ahead;
+                premade |= took;
+                if (reached && (best == null || t.limits().exclusivity() > best.limits().exclusivity())) {
+                    best = t;
+                    bestPremade = took;
+                }
             } catch (IOException e) {
                 error = e.getMessage();
             }
@@ -1593,7 +1596,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             return; // stays failed; the next round of the recovery handles it
         }
         trace.record(premade ? FtTrace.PREMADE : FtTrace.CONNECTED, w, 0);
-        if (best.name().equals("shm")) trace.record(FtTrace.SHM, w, 0);
+        if (best.name().equals("shm")) trace.record(FtTrace.SHM, w, bestPremade ? 1 : 0);
         route[w] = best;
         eagerLimit[w] = best.limits().eagerLimitBytes();
         fragment[w] = best.limits().maxFragmentBytes();

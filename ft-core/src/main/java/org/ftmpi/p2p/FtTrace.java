@@ -127,7 +127,8 @@ public final class FtTrace {
                 } else if (k == PREMADE) {
                     s.append("connected to rank ").append(a[i]).append(" over the connection made ahead to the warm spare");
                 } else if (k == SHM) {
-                    s.append("replacement of rank ").append(a[i]).append(" reached over shm");
+                    s.append("replacement of rank ").append(a[i]).append(" reached over shm")
+                            .append(b[i] == 1 ? " (pair file made ahead for the warm spare)" : "");
                 } else if (k == DECIDED) {
                     s.append(NAMES[k]).append(' ').append(a[i]).append(", failed ").append(b[i]);
                 } else {

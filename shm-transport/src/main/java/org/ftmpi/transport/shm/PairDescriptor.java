@@ -99,6 +99,15 @@ final class PairDescriptor {
         return fileName(jobPrefix, lo, hi) + "-p" + procId;
     }
 
+    /**
+     * File name of the pair file rank {@code rank} makes ahead of need for warm spare {@code
+     * spareProcId} (reserved and mapped, header not written; renamed to {@link
+     * #replacementFileName} when the spare takes over a rank of this host).
+     */
+    static String spareFileName(String jobPrefix, int rank, long spareProcId) {
+        return jobPrefix + "spare-" + rank + "-p" + spareProcId;
+    }
+
     /** File name of the pair's segment. */
     static String fileName(String jobPrefix, int lo, int hi) {
         return jobPrefix + lo + "-" + hi;

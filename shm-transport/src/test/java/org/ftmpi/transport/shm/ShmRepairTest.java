@@ -68,7 +68,11 @@ class ShmRepairTest {
 
     /** The replacement of rank 1 (process {@code procId}) connects on its own thread while rank 0 re-makes the pair. */
     private ShmTransport replace(ShmTransport survivor, long procId, SingleCopyTest.Sink sink) throws Exception {
-        ShmTransport r = open(job.rank(1).preliminaryInfo(), sink);
+        return replaceWith(survivor, procId, open(job.rank(1).preliminaryInfo(), sink));
+    }
+
+    /** As {@link #replace}, with the replacement's transport opened already (a warm spare's). */
+    private ShmTransport replaceWith(ShmTransport survivor, long procId, ShmTransport r) throws Exception {
         endpoints.set(1, Map.of("shm", r.localEndpoint()));
         Throwable[] err = new Throwable[1];
         Thread t = Thread.ofPlatform().start(() -> {
@@ -100,9 +104,28 @@ class ShmRepairTest {
         }
     }
 
-    @Test
-    void aReplacementGetsAFreshPairAndNothingOfTheOldRings() throws Exception {
-        SingleCopyTest.Sink s0 = new SingleCopyTest.Sink(), s1 = new SingleCopyTest.Sink();
+    /**
+     * Rank 0 ({@code t0}, sink {@code s0}) and the replacement of rank 1 ({@code r}, sink {@code
+     * sr}): nothing of the old rings reaches either side, no file of the job is left, and one
+     * frame goes each way.
+     */
+    private void assertFreshPair(ShmTransport t0, ShmTransport r, SingleCopyTest.Sink s0, SingleCopyTest.Sink sr)
+            throws Exception {
+        idle(200, t0, r);
+        assertEquals(List.of(), s0.payloads, "nothing of the old process's ring reaches the survivor");
+        assertEquals(List.of(), sr.payloads, "nothing of the old ring reaches the replacement");
+        assertEquals(List.of(), filesOfTheJob(), "the re-made pair's file is unlinked once both sides mapped it");
+        send(t0, 1, 21, 100);
+        send(r, 0, 22, 10);
+        idle(2, t0, r);
+        assertEquals(1, sr.payloads.size());
+        assertEquals(21, sr.payloads.get(0)[99]);
+        assertEquals(1, s0.payloads.size());
+        assertEquals(22, s0.payloads.get(0)[9]);
+    }
+
+    /** Ranks 0 and 1 (process id 2) connected over shared memory, as at start-up. */
+    private ShmTransport[] connected(SingleCopyTest.Sink s0, SingleCopyTest.Sink s1) throws Exception {
         ShmTransport t0 = open(job.rank(0).preliminaryInfo(), s0);
         ShmTransport t1 = open(job.rank(1).preliminaryInfo(), s1);
         endpoints.set(0, Map.of("shm", t0.localEndpoint()));
@@ -116,23 +139,20 @@ class ShmRepairTest {
         });
         t0.connect(table(0, 2, false));
         c1.join();
+        return new ShmTransport[] {t0, t1};
+    }
+
+    @Test
+    void aReplacementGetsAFreshPairAndNothingOfTheOldRings() throws Exception {
+        SingleCopyTest.Sink s0 = new SingleCopyTest.Sink(), s1 = new SingleCopyTest.Sink();
+        ShmTransport[] ts = connected(s0, s1);
+        ShmTransport t0 = ts[0], t1 = ts[1];
         send(t1, 0, 11, 40); // left unread by rank 0 when rank 1 "dies"
         send(t0, 1, 12, 40); // left unread by the old rank 1
 
         SingleCopyTest.Sink sr = new SingleCopyTest.Sink();
         ShmTransport r = replace(t0, 7, sr);
-        idle(200, t0, r);
-        assertEquals(List.of(), s0.payloads, "nothing of the old process's ring reaches the survivor");
-        assertEquals(List.of(), sr.payloads, "nothing of the old ring reaches the replacement");
-        assertEquals(List.of(), filesOfTheJob(), "the re-made pair's file is unlinked once both sides mapped it");
-
-        send(t0, 1, 21, 100);
-        send(r, 0, 22, 10);
-        idle(2, t0, r);
-        assertEquals(1, sr.payloads.size());
-        assertEquals(21, sr.payloads.get(0)[99]);
-        assertEquals(1, s0.payloads.size());
-        assertEquals(22, s0.payloads.get(0)[9]);
+        assertFreshPair(t0, r, s0, sr);
 
         if (ShmTransportProvider.cmaWorksHere()) { // the probe completed in the idle polls: single copy
             int len = 100_000;
@@ -158,6 +178,48 @@ class ShmRepairTest {
         assertEquals(41, s0.payloads.get(s0.payloads.size() - 1)[7]);
         assertEquals(2, t0.repaired());
         assertEquals(List.of(), s0.lost, "a replaced rank is not reported lost");
+    }
+
+    /**
+     * Warm spares: rank 0 makes a pair file for each spare ahead of need (fresh, mode 0600, under
+     * the job's prefix); a spare that is gone has its file removed; the spare that takes over
+     * rank 1 gets the file made for it (nothing of the old process's rings reaches either side,
+     * frames flow both ways, no file is left); one still unused when the transport closes is
+     * removed.
+     */
+    @Test
+    void aPairFileMadeAheadForAWarmSpareIsTakenAtTheTakeoverAndRemovedOtherwise() throws Exception {
+        SingleCopyTest.Sink s0 = new SingleCopyTest.Sink(), s1 = new SingleCopyTest.Sink();
+        ShmTransport[] ts = connected(s0, s1);
+        ShmTransport t0 = ts[0], t1 = ts[1];
+        SingleCopyTest.Sink sr = new SingleCopyTest.Sink();
+        ShmTransport spare = open(job.rank(1).preliminaryInfo(), sr);
+        Map<String, byte[]> spareEndpoints = Map.of("shm", spare.localEndpoint());
+        t0.prepareSpare(7, spareEndpoints).toCompletableFuture().get();
+        t0.prepareSpare(9, spareEndpoints).toCompletableFuture().get();
+        assertNull(t0.prepareSpare(7, spareEndpoints), "one file per spare");
+        assertNull(t0.prepareSpare(11, Map.of("tcp", new byte[4])), "no file for a spare without shared memory here");
+        String prefix = SharedMemoryFiles.prefix(job.rank(0).preliminaryInfo().jobId());
+        Path made7 = Path.of(SharedMemoryFiles.DEFAULT_DIR, PairDescriptor.spareFileName(prefix, 0, 7));
+        Path made9 = Path.of(SharedMemoryFiles.DEFAULT_DIR, PairDescriptor.spareFileName(prefix, 0, 9));
+        assertEquals(List.of(made7, made9), filesOfTheJob().stream().sorted().toList());
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(made7)));
+
+        t0.dropSpare(9); // the spare died while waiting
+        assertEquals(List.of(made7), filesOfTheJob());
+
+        send(t1, 0, 11, 40); // left unread by rank 0 when rank 1 "dies"
+        send(t0, 1, 12, 40); // left unread by the old rank 1
+        ShmTransport r = replaceWith(t0, 7, spare);
+        assertEquals(1, t0.premadeConnections(), "the file made ahead was taken");
+        assertFreshPair(t0, r, s0, sr);
+        assertEquals(List.of(), s0.lost, "a replaced rank is not reported lost");
+
+        t0.prepareSpare(13, spareEndpoints).toCompletableFuture().get();
+        assertEquals(1, filesOfTheJob().size());
+        t0.close();
+        assertEquals(List.of(), filesOfTheJob(), "closing removes a file made for a spare that was never used");
     }
 
     @Test

@@ -39,6 +39,7 @@ public final class ShmRebuildJob {
             say(me, "restarted");
             dieAfterRound = twice && !Files.exists(marker);
         } else {
+            if (args[0].equals("spare-ready")) awaitPairMadeAheadForTheSpare(me, world.getSize());
             try {
                 world.barrier();
             } catch (ProcFailedException e) {
@@ -65,6 +66,18 @@ public final class ShmRebuildJob {
         say(me, "exchanged with the replacement");
         MPI.Finalize();
         say(me, "finalized");
+    }
+
+    /**
+     * Waits until this rank has made its shared-memory pair file for the job's first warm spare
+     * (process id {@code size + 1}) ahead of need, so that the failure finds it made.
+     */
+    private static void awaitPairMadeAheadForTheSpare(int me, int size) {
+        String name = org.ftmpi.runtime.SharedMemoryFiles.prefix(Long.parseUnsignedLong(
+                System.getenv(org.ftmpi.runtime.RuntimeEnv.JOB_ID), 16)) + "spare-" + me + "-p" + (size + 1);
+        Path file = Path.of(org.ftmpi.runtime.SharedMemoryFiles.DEFAULT_DIR, name);
+        Await.until("rank " + me + "'s pair file for the warm spare", java.time.Duration.ofSeconds(90),
+                () -> Files.exists(file));
     }
 
     private static void round(Intracomm world, int me, int round) throws MPIException {

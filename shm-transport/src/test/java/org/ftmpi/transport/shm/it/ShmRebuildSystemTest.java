@@ -59,6 +59,18 @@ class ShmRebuildSystemTest {
         assertEquals(2, reachedOverShm(r), r.toString());
     }
 
+    /**
+     * Session 9: the ranks make their pair files with the warm spare ahead of need (the job waits
+     * until they exist before rank 1 dies); at the takeover both survivors take them.
+     */
+    @Test
+    void aWarmSpareTakesThePairFilesMadeAheadForIt(@TempDir Path dir) throws Exception {
+        Result r = rebuild(List.of("-sp", "1"), "spare-ready", dir);
+        assertTrue(r.err().contains("rank 1 is taken over by a warm spare (pid"), r.toString());
+        assertEquals(2, r.err().lines().filter(l -> l.contains(REACHED + " (pair file made ahead for the warm spare)")
+                && (l.contains("trace: rank 0:") || l.contains("trace: rank 2:"))).count(), r.toString());
+    }
+
     /** Only shared memory in the job: the replacement can be reached over nothing else. */
     @Test
     void aColdRespawnWorksWithSharedMemoryAlone(@TempDir Path dir) throws Exception {
