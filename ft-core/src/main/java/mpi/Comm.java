@@ -2033,21 +2033,24 @@ public class Comm implements Freeable, Cloneable {
     /** {@link #agreed} without the error handler (for iAgree's thread). */
     private int agreedOrThrow(String op, int k, Engine.Decision d, int[] ackedBefore)
             throws P2pException, ProcFailedException {
-        if (d.failedWorld().length == 0) return d.value();
+        // comm-mode BLANK: a blank (a failure an FT-MPI recovery covered) is no failure of this
+        // communicator (not in getFailed, nothing to acknowledge), although it did not contribute
+        int[] failedWorld = java.util.Arrays.stream(d.failedWorld()).filter(w -> !engine.isRecovered(w)).toArray();
+        if (failedWorld.length == 0) return d.value();
         int unacked = -1;
-        for (int w : d.failedWorld()) {
+        for (int w : failedWorld) {
             boolean ok = false;
             for (int a : ackedBefore) ok |= a == w;
             if (!ok && unacked < 0) unacked = w;
         }
         Engine.Decision all = engine.agree(ft, k + 1, unacked < 0 ? 1 : 0);
         if (all.value() != 0) return d.value();
-        awaitKnown(d.failedWorld());
+        awaitKnown(failedWorld);
         String msg = op + ": the agreed failed set of " + name + " (world ranks "
-                + java.util.Arrays.toString(d.failedWorld()) + ") holds a failure not acknowledged by every member"
+                + java.util.Arrays.toString(failedWorld) + ") holds a failure not acknowledged by every member"
                 + (unacked >= 0 ? " (here: world rank " + unacked + ")" : "")
                 + "; the agreed flag is " + d.value() + " (getAgreedFlag())";
-        throw new ProcFailedException(engine.procFailedClass(), msg, unacked >= 0 ? unacked : d.failedWorld()[0],
+        throw new ProcFailedException(engine.procFailedClass(), msg, unacked >= 0 ? unacked : failedWorld[0],
                 false, d.value());
     }
 

@@ -83,6 +83,7 @@ class FtModesSystemTest {
                         "--recovery-mode", "manual", "--coll-mode", collMode)));
         assertEquals(0, r.code(), r.out() + r.err());
         // group A: world 0, 2, 4 (ranks 0-2); group B: world 3 (the blank, rank 0) and 1 (rank 1)
+        for (int me : new int[] {0, 1, 2, 4}) has(r, "rank " + me + " agree before 1 after 0");
         has(r, "rank 1 blank leader class " + MPI.ERR_RANK);
         has(r, "rank 1 bcast 77 blank-root -1 sum 9 allgather [10, 12, 14]");
         has(r, "rank 1 gather - scatter -1 alltoall [1, 201, 401] reduce 6 reducescatter [900, -1]");

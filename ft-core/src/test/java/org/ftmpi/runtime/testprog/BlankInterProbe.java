@@ -12,7 +12,8 @@ import mpi.Status;
 /**
  * MPI program for comm-mode BLANK on an intercommunicator ({@code
  * FtModesSystemTest.blankSkipsTheBlankInIntercommunicatorCollectives}): np 5, rank 3 kills
- * itself, the others recover (MANUAL). Then group A = world ranks (0, 2, 4) and group B = world
+ * itself, the others recover (MANUAL); an agreement on COMM_WORLD right after the recovery gets
+ * its own result, not the decision of the same instance before it. Then group A = world ranks (0, 2, 4) and group B = world
  * ranks (3, 1) are made with {@code create}, so B's rank 0 is the blank and its only live member
  * is its rank 1. An intercommunicator between them runs every kind of collective, non-blocking
  * ones, point-to-point and a probe naming the blank, dup and merge. Receive buffers start at -1,
@@ -27,7 +28,10 @@ public final class BlankInterProbe {
     public static void main(String[] args) throws Exception {
         Intracomm w = ProbeLines.init(args);
         me = w.getRank();
+        int before = w.agree(1);
         ProbeLines.killAndRecover(w, BLANK);
+        // a new generation's agreements start afresh: not the decisions of the old one's instances
+        say("agree before " + before + " after " + w.agree(me == 0 ? 0 : 1));
         boolean inA = me % 2 == 0;
         Intracomm a = w.create(w.getGroup().incl(new int[] {0, 2, 4}));
         Intracomm b = w.create(w.getGroup().incl(new int[] {BLANK, 1}));
