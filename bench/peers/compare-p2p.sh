@@ -44,6 +44,8 @@ Options:
   --no-install             do not run install-peers.sh
   -h, --help               this help
   -- ARGS...               passed to every benchmark (e.g. -- -m 1:65536 -i 1000 -x 100)
+                           (-- --median: latency, allreduce, barrier report median calls;
+                           see docs/benchmarks.md, "Median latency")
 
 Environment:
   FTMPI_TRANSPORT_ARGS     if set, the bin/ftmpirun options (word-split, inserted before
@@ -212,6 +214,7 @@ merge() {
         metric="one-way latency (us)"; better="LOWER is better; ratio < 1 means FT-MPI/J is faster"
     elif [[ $bench == allreduce || $bench == barrier ]]; then
         metric="average latency over $NP ranks (us)"; better="LOWER is better; ratio < 1 means FT-MPI/J is faster"
+        [[ " ${BENCH_ARGS[*]-} " == *" --median "* ]] && metric="each rank's median call, averaged over $NP ranks (us)"
     else
         [[ $bench == bw ]] && metric="bandwidth (MB/s, 1 MB = 10^6 B)" || metric="bi-directional bandwidth (MB/s, 1 MB = 10^6 B)"
         better="HIGHER is better; ratio > 1 means FT-MPI/J is faster"

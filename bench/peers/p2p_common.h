@@ -44,7 +44,8 @@ struct p2p_options {
     int iterations; /* -1: OSU default per size */
     int warmup;     /* -1: OSU default per size */
     int window;
-    int median;             /* latency: report the median one-way time instead of the mean */
+    int median;             /* latency: the median one-way time instead of the mean; collectives: each
+                               rank's median call, averaged over the ranks */
 };
 
 static inline const char *p2p_title(enum p2p_kind k)
@@ -92,13 +93,17 @@ static inline void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
             "  -i ITER       timed iterations for every size (default: OSU's per-size default)\n"
             "  -x WARMUP     warm-up iterations for every size (default: OSU's per-size default)\n"
             "%s",
-            prog, p2p_uses_window(k) ? " [-W WINDOW]" : k == P2P_LATENCY ? " [--median]" : "",
+            prog, p2p_uses_window(k) ? " [-W WINDOW]" : " [--median]",
             k == P2P_ALLREDUCE ? 4 : k == P2P_LATENCY || k == P2P_BARRIER ? 0 : 1,
             k == P2P_BARRIER ? 0 : p2p_pair_only(k) ? P2P_DEFAULT_MAX_SIZE : P2P_DEFAULT_MAX_COLLECTIVE_SIZE,
             p2p_uses_window(k) ? "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n"
             : k == P2P_LATENCY ? "  --median      time each round trip alone and report the median one-way time\n"
                                  "                (robust on a shared host) instead of the mean; a '# dist' line\n"
-                                 "                after each row gives mean, percentiles and the long round trips\n" : "");
+                                 "                after each row gives mean, percentiles and the long round trips\n"
+                               : "  --median      time each call alone and report each rank's median call, averaged\n"
+                                 "                over the ranks (robust on a shared host) instead of the mean; a\n"
+                                 "                '# dist' line after each row gives rank 0's mean, percentiles and\n"
+                                 "                the long calls\n");
 }
 
 /* Returns 0 on success and stores the value, -1 on error. */
@@ -140,7 +145,7 @@ static inline int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank,
             if (rank == 0) p2p_usage(stdout, argv[0], kind);
             return 1;
         }
-        if (kind == P2P_LATENCY && !strcmp(a, "--median")) {
+        if (!p2p_uses_window(kind) && !strcmp(a, "--median")) {
             o->median = 1;
             continue;
         }
@@ -257,7 +262,7 @@ static inline int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct 
             printf("# Buffer: page-aligned malloc, each call timed alone, average over %d ranks\n", size);
         printf("# Host: %s\n", host);
         printf("%-*s%*s\n", P2P_SIZE_WIDTH, "# Size", P2P_FIELD_WIDTH,
-               kind == P2P_LATENCY ? (o->median ? "Median latency (us)" : "Latency (us)") : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
+               o->median ? "Median latency (us)" : kind == P2P_LATENCY ? "Latency (us)" : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
         fflush(stdout);
     }
     return 0;
@@ -287,28 +292,34 @@ static inline double p2p_percentile(const double *sorted, int n, double p)
     return sorted[rank - 1];
 }
 
-/* After p2p_median (which sorts): the distribution of the round trips (seconds) as a comment line,
- * one-way microseconds, the same line as FT-MPI/J's bench prints. */
-static inline void p2p_distribution(long size, const double *sorted, int n)
+/* After p2p_median (which sorts): the distribution of n values (seconds) as a comment line, each
+ * divided by per (2: one-way of a round trip, 1: per call) in microseconds, the same line as
+ * FT-MPI/J's bench prints. */
+static inline void p2p_distribution_per(long size, const double *sorted, int n, int per, const char *unit)
 {
-    double sum = 0.0;
+    double sum = 0.0, us = 1e6 / per;
     for (int i = 0; i < n; i++) sum += sorted[i];
-    printf("# dist %ld: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (one-way us);", size,
-           sum / n * 1e6 / 2.0, p2p_percentile(sorted, n, 50) * 1e6 / 2.0, p2p_percentile(sorted, n, 90) * 1e6 / 2.0,
-           p2p_percentile(sorted, n, 99) * 1e6 / 2.0, p2p_percentile(sorted, n, 99.9) * 1e6 / 2.0,
-           sorted[n - 1] * 1e6 / 2.0);
-    /* round trips of 20 us, 200 us, 2 ms or more: how many, and their share of the total time */
-    for (double bound = 20e-6; bound < 3e-3; bound *= 10) {
+    printf("# dist %ld: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (%s);", size, sum / n * us,
+           p2p_percentile(sorted, n, 50) * us, p2p_percentile(sorted, n, 90) * us,
+           p2p_percentile(sorted, n, 99) * us, p2p_percentile(sorted, n, 99.9) * us, sorted[n - 1] * us, unit);
+    /* figures of 10 us, 100 us, 1 ms or more: how many, and their share of the total time */
+    for (double bound = 10e-6 * per; bound < 1.5e-3 * per; bound *= 10) {
         int k = 0;
         double t = 0.0;
         for (int i = n - 1; i >= 0 && sorted[i] >= bound; i--) {
             k++;
             t += sorted[i];
         }
-        printf(" >=%.0fus %d (%.1f%%)", bound * 1e6 / 2.0, k, 100.0 * t / sum);
+        printf(" >=%.0fus %d (%.1f%%)", bound * us, k, 100.0 * t / sum);
     }
     printf("\n");
     fflush(stdout);
+}
+
+/* The round trips of a ping-pong, one-way. */
+static inline void p2p_distribution(long size, const double *sorted, int n)
+{
+    p2p_distribution_per(size, sorted, n, 2, "one-way us");
 }
 
 static inline void p2p_row(long size, double value)
@@ -325,6 +336,25 @@ static inline void p2p_row_average(long size, double total_seconds, int iters, i
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) p2p_row(size, sum / n);
+}
+
+/* A collective's row: OSU's average (total_seconds) or, with --median, each rank's median of the n
+ * calls (seconds; sorted here), averaged over the ranks, and rank 0's '# dist' line. */
+static inline void p2p_row_collective(long size, const struct p2p_options *o, double total_seconds, double *calls,
+                                      int iters, int rank)
+{
+    if (!o->median) {
+        p2p_row_average(size, total_seconds, iters, rank);
+        return;
+    }
+    int n;
+    double mine = p2p_median(calls, iters) * 1e6, sum = 0.0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        p2p_row(size, sum / n);
+        p2p_distribution_per(size, calls, iters, 1, "per call us");
+    }
 }
 
 /*

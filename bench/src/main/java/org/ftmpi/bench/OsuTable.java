@@ -72,10 +72,18 @@ public final class OsuTable {
      * count, as the C peers' {@code --median}.
      */
     public static double medianOneWayMicros(long[] roundTripNanos) {
-        java.util.Arrays.sort(roundTripNanos);
-        int n = roundTripNanos.length;
-        double mid = n % 2 == 1 ? roundTripNanos[n / 2] : (roundTripNanos[n / 2 - 1] + roundTripNanos[n / 2]) / 2.0;
-        return mid / 2e3;
+        return medianMicros(roundTripNanos) / 2;
+    }
+
+    /**
+     * The median in microseconds of calls timed one by one (nanoseconds; sorted in place), the
+     * mean of the two middle ones for an even count: a collective's {@code --median}.
+     */
+    public static double medianMicros(long[] callNanos) {
+        java.util.Arrays.sort(callNanos);
+        int n = callNanos.length;
+        double mid = n % 2 == 1 ? callNanos[n / 2] : (callNanos[n / 2 - 1] + callNanos[n / 2]) / 2.0;
+        return mid / 1e3;
     }
 
     /**
@@ -86,12 +94,24 @@ public final class OsuTable {
      * up as a tail here.
      */
     public static String distribution(int size, long[] sortedRoundTripNanos) {
-        long[] v = sortedRoundTripNanos;
+        return distribution(size, sortedRoundTripNanos, 2, "one-way us");
+    }
+
+    /**
+     * The same line for a collective's calls timed one by one (nanoseconds, sorted ascending, as
+     * {@link #medianMicros} leaves them), every figure per call in microseconds.
+     */
+    public static String callDistribution(int size, long[] sortedCallNanos) {
+        return distribution(size, sortedCallNanos, 1, "per call us");
+    }
+
+    /** The {@code # dist} line, every figure divided by {@code per} (2: one-way of a round trip). */
+    private static String distribution(int size, long[] v, int per, String unit) {
         double sum = 0;
         for (long x : v) sum += x;
-        // Round trips of 20 us, 200 us and 2 ms or more (10 us, 100 us, 1 ms one-way): how many, and
-        // what share of the total time they took.
-        long[] bounds = {20_000, 200_000, 2_000_000};
+        double us = per * 1e3;
+        // Figures of 10 us, 100 us and 1 ms or more: how many, and what share of the total time they took.
+        long[] bounds = {10_000L * per, 100_000L * per, 1_000_000L * per};
         StringBuilder tail = new StringBuilder();
         for (long bound : bounds) {
             int n = 0;
@@ -100,12 +120,12 @@ public final class OsuTable {
                 n++;
                 t += v[i];
             }
-            tail.append(String.format(Locale.ROOT, " >=%dus %d (%.1f%%)", bound / 2_000, n, 100 * t / sum));
+            tail.append(String.format(Locale.ROOT, " >=%dus %d (%.1f%%)", bound / (1_000 * per), n, 100 * t / sum));
         }
         return String.format(Locale.ROOT,
-                "# dist %d: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (one-way us);%s",
-                size, sum / v.length / 2e3, percentile(v, 50) / 2e3, percentile(v, 90) / 2e3,
-                percentile(v, 99) / 2e3, percentile(v, 99.9) / 2e3, v[v.length - 1] / 2e3, tail);
+                "# dist %d: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f (%s);%s",
+                size, sum / v.length / us, percentile(v, 50) / us, percentile(v, 90) / us,
+                percentile(v, 99) / us, percentile(v, 99.9) / us, v[v.length - 1] / us, unit, tail);
     }
 
     /** Nearest-rank percentile of sorted values: the smallest value with at least p % at or below it. */

@@ -9,8 +9,8 @@ import java.util.Locale;
  * Command line of the point-to-point benchmarks, parsed without touching MPI.
  *
  * <pre>
- * bench (latency|bandwidth|bw|bibw) [-m [MIN:]MAX] [-i ITER] [-x WARMUP] [-W WINDOW] [--buffer direct|array]
- *       [--median]
+ * bench (latency|bandwidth|bw|bibw|allreduce|barrier) [-m [MIN:]MAX] [-i ITER] [-x WARMUP] [-W WINDOW]
+ *       [--buffer direct|array] [--median]
  * </pre>
  *
  * <p>{@code -i} and {@code -x} override the OSU defaults for every message size (small and large);
@@ -23,7 +23,8 @@ import java.util.Locale;
  * @param warmup     untimed warm-up iterations for every size, or -1 for OSU's per-size default
  * @param window     number of outstanding non-blocking operations per iteration (bandwidth tests)
  * @param buffer     buffer kind
- * @param median     latency: time each round trip alone and report the median one-way time
+ * @param median     latency: time each round trip alone and report the median one-way time;
+ *                   allreduce, barrier: each rank's median call, averaged over the ranks;
  *                   instead of the mean (robust on a shared or noisy host; the C peers take the
  *                   same option)
  */
@@ -54,8 +55,9 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         if (window < 1 || window > MAX_WINDOW) {
             throw new IllegalArgumentException("window must be in 1.." + MAX_WINDOW + ", got " + window);
         }
-        if (median && benchmark != P2PBenchmark.LATENCY) {
-            throw new IllegalArgumentException("--median is only supported by 'latency'");
+        if (median && benchmark.usesWindow()) {
+            throw new IllegalArgumentException("--median is only supported by latency, allreduce and barrier, not by "
+                    + benchmark.cliName());
         }
         if (buffer == BufferKind.ARRAY && benchmark.usesWindow()) {
             throw new IllegalArgumentException("--buffer array is only supported by 'latency': "
@@ -202,10 +204,11 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
                                    direct: MPI.newByteBuffer (default); array: byte[] with
                                    blocking send/recv (latency), float[] (allreduce)
                   --median         latency: time each round trip alone and report the median
-                                   one-way time instead of the mean (robust when the host is
-                                   shared or noisy; the C peers in bench/peers take it too);
-                                   a '# dist' line after each row gives the mean, p50-p99.9,
-                                   the maximum and the share of round trips of 10 us or more
+                                   one-way time instead of the mean; allreduce, barrier: each
+                                   rank's median call, averaged over the ranks (robust when the
+                                   host is shared or noisy; the C peers in bench/peers take it
+                                   too); a '# dist' line after each row gives rank 0's mean,
+                                   p50-p99.9, maximum and the share of the long ones
                   -h, --help       print this help
                 """;
     }

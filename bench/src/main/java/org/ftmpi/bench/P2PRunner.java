@@ -197,14 +197,18 @@ final class P2PRunner {
             int skip = options.warmupFor(size);
             comm.barrier();
             double total = 0;
+            long[] calls = options.median() ? new long[iters] : null;
             for (int i = 0; i < iters + skip; i++) {
-                double t0 = MPI.wtime();
+                long t0 = System.nanoTime();
                 comm.allReduce(sbuf, rbuf, count, MPI.FLOAT, MPI.SUM);
-                double t1 = MPI.wtime();
-                if (i >= skip) total += t1 - t0;
+                long t1 = System.nanoTime();
+                if (i >= skip) {
+                    total += t1 - t0;
+                    if (calls != null) calls[i - skip] = t1 - t0;
+                }
                 comm.barrier();
             }
-            reportAverage(size, total, iters);
+            reportCollective(size, total, calls, iters);
         }
     }
 
@@ -214,21 +218,33 @@ final class P2PRunner {
         int skip = options.warmupFor(0);
         comm.barrier();
         double total = 0;
+        long[] calls = options.median() ? new long[iters] : null;
         for (int i = 0; i < iters + skip; i++) {
-            double t0 = MPI.wtime();
+            long t0 = System.nanoTime();
             comm.barrier();
-            double t1 = MPI.wtime();
-            if (i >= skip) total += t1 - t0;
+            long t1 = System.nanoTime();
+            if (i >= skip) {
+                total += t1 - t0;
+                if (calls != null) calls[i - skip] = t1 - t0;
+            }
         }
-        reportAverage(0, total, iters);
+        reportCollective(0, total, calls, iters);
     }
 
-    /** OSU's collective row: each rank's mean time per call, averaged over the ranks, in us. */
-    private void reportAverage(int size, double totalSeconds, int iters) throws MPIException {
-        double[] mine = {totalSeconds * 1e6 / iters};
+    /**
+     * A collective's row, averaged over the ranks, in us: OSU's (each rank's mean time per call
+     * from {@code totalNanos}), or with {@code --median} each rank's median of {@code calls},
+     * followed by rank 0's '# dist' line.
+     */
+    private void reportCollective(int size, double totalNanos, long[] calls, int iters) throws MPIException {
+        double[] mine = {calls == null ? totalNanos / 1e3 / iters : OsuTable.medianMicros(calls)};
         double[] sum = new double[1];
         comm.reduce(mine, sum, 1, MPI.DOUBLE, MPI.SUM, 0);
         report(size, sum[0] / comm.getSize());
+        if (calls != null && rank == 0 && !warming) {
+            out.println(OsuTable.callDistribution(size, calls));
+            out.flush();
+        }
     }
 
     private void bibw() throws MPIException {

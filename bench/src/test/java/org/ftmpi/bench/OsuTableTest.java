@@ -64,6 +64,20 @@ class OsuTableTest {
     }
 
     @Test
+    void callDistributionIsPerCallWithTheSameBoundsInMicroseconds() {
+        long[] calls = new long[100];
+        java.util.Arrays.fill(calls, 5_000); // 5 us
+        calls[98] = 20_000; // 20 us
+        calls[99] = 2_000_000; // 2 ms
+        double total = 98 * 5_000 + 20_000 + 2_000_000;
+        assertEquals(String.format(java.util.Locale.ROOT,
+                "# dist 8: mean %.3f p50 5.000 p90 5.000 p99 20.000 p99.9 2000.000 max 2000.000 (per call us);"
+                        + " >=10us 2 (%.1f%%) >=100us 1 (%.1f%%) >=1000us 1 (%.1f%%)",
+                total / 100 / 1e3, 100 * 2_020_000 / total, 100 * 2_000_000 / total, 100 * 2_000_000 / total),
+                OsuTable.callDistribution(8, calls));
+    }
+
+    @Test
     void percentileIsTheNearestRank() {
         long[] v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
         assertEquals(5, OsuTable.percentile(v, 50));

@@ -26,11 +26,17 @@ class P2POptionsTest {
     }
 
     @Test
-    void medianIsALatencyOptionAndTakesTheMiddleRoundTrip() {
+    void medianIsALatencyAndCollectiveOptionAndTakesTheMiddleCall() {
         assertFalse(P2POptions.parse("latency").median());
         assertTrue(P2POptions.parse("latency", "--median").median());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("bw", "--median"));
-        assertTrue(e.getMessage().contains("--median"), e.getMessage());
+        assertTrue(e.getMessage().contains("--median") && e.getMessage().contains("bandwidth"), e.getMessage());
+        assertTrue(P2POptions.parse("allreduce", "--median").median());
+        assertTrue(P2POptions.parse("barrier", "--median").median());
+        assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("bibw", "--median"));
+        // a collective's median is per call, in microseconds
+        assertEquals(9.0, OsuTable.medianMicros(new long[] {9000, 3000, 1_000_000}), 1e-9);
+        assertTrue(OsuTable.header(P2POptions.parse("barrier", "--median"), "h").contains("Median latency (us)"));
         // one-way = half the median round trip, in microseconds; even counts average the middle two
         assertEquals(4.5, OsuTable.medianOneWayMicros(new long[] {9000, 3000, 1_000_000}), 1e-9);
         assertEquals(2.0, OsuTable.medianOneWayMicros(new long[] {5000, 3000, 1_000_000, 1000}), 1e-9);
