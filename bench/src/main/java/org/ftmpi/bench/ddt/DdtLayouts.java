@@ -1,6 +1,7 @@
 package org.ftmpi.bench.ddt;
 
 import java.nio.ByteBuffer;
+import java.util.function.IntFunction;
 import org.ftmpi.ddt.Datatype;
 
 /**
@@ -19,6 +20,11 @@ public final class DdtLayouts {
     }
 
     public static Layout create(String name) {
+        return create(name, ByteBuffer::allocateDirect);
+    }
+
+    /** As {@link #create(String)}, the struct records in a direct buffer of {@code direct}'s making. */
+    public static Layout create(String name, IntFunction<ByteBuffer> direct) {
         return switch (name) {
             case "col64", "col256", "col1024" -> {
                 int n = Integer.parseInt(name.substring(3));
@@ -37,8 +43,8 @@ public final class DdtLayouts {
                 }
                 yield of(name, Datatype.indexed(bl, disp, Datatype.DOUBLE), 1, new double[at]);
             }
-            case "struct93x21" -> struct(name, 21);
-            case "struct93x171" -> struct(name, 171);
+            case "struct93x21" -> struct(name, 21, direct);
+            case "struct93x171" -> struct(name, 171, direct);
             default -> throw new IllegalArgumentException("unknown layout " + name);
         };
     }
@@ -63,10 +69,10 @@ public final class DdtLayouts {
         return Datatype.struct(bl, d, t);
     }
 
-    private static Layout struct(String name, int count) {
+    private static Layout struct(String name, int count, IntFunction<ByteBuffer> direct) {
         Datatype t = struct93();
         // Records live in a direct ByteBuffer, as Open MPI's Java bindings require for structs.
-        return of(name, t, count, ByteBuffer.allocateDirect((int) (t.extent() * count)));
+        return of(name, t, count, direct.apply((int) (t.extent() * count)));
     }
 
     private static Layout of(String name, Datatype t, int count, Object user) {
