@@ -602,6 +602,11 @@ final class ShmTransport implements Transport {
     /** Unmaps a pair that is no longer used, and removes the file it made if the peer did not. */
     private static void discard(ShmPair p, String cause) {
         close(p, cause);
+        unmap(p);
+    }
+
+    /** Unmaps a closed pair and removes the file it made if the peer did not. */
+    private static void unmap(ShmPair p) {
         p.region.close();
         removeFile(p);
     }
@@ -613,16 +618,10 @@ final class ShmTransport implements Transport {
      * Unmapping it under the progress lock took 0.2-13 ms at a load average of 10-25 (session 9).
      */
     private void retire(ShmPair p, String cause) {
-        ExecutorService w = worker;
-        if (w == null) {
-            discard(p, cause);
-            return;
-        }
         close(p, cause);
-        w.execute(() -> {
-            p.region.close();
-            removeFile(p);
-        });
+        ExecutorService w = worker;
+        if (w == null) unmap(p);
+        else w.execute(() -> unmap(p));
     }
 
     /** Marks a pair lost and closed on this side and drops what it still had to send. */

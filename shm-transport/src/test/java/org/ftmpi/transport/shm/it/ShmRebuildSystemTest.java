@@ -40,7 +40,12 @@ class ShmRebuildSystemTest {
 
     /** How many survivor lines say that they reached the replacement of rank 1 over shared memory. */
     private static long reachedOverShm(Result r) {
-        return r.err().lines().filter(l -> l.contains(REACHED)
+        return survivorLines(r, REACHED);
+    }
+
+    /** How many trace lines of the survivors (ranks 0 and 2) contain {@code text}. */
+    private static long survivorLines(Result r, String text) {
+        return r.err().lines().filter(l -> l.contains(text)
                 && (l.contains("trace: rank 0:") || l.contains("trace: rank 2:"))).count();
     }
 
@@ -67,8 +72,7 @@ class ShmRebuildSystemTest {
     void aWarmSpareTakesThePairFilesMadeAheadForIt(@TempDir Path dir) throws Exception {
         Result r = rebuild(List.of("-sp", "1"), "spare-ready", dir);
         assertTrue(r.err().contains("rank 1 is taken over by a warm spare (pid"), r.toString());
-        assertEquals(2, r.err().lines().filter(l -> l.contains(REACHED + " (pair file made ahead for the warm spare)")
-                && (l.contains("trace: rank 0:") || l.contains("trace: rank 2:"))).count(), r.toString());
+        assertEquals(2, survivorLines(r, REACHED + " (pair file made ahead for the warm spare)"), r.toString());
     }
 
     /** Only shared memory in the job: the replacement can be reached over nothing else. */
