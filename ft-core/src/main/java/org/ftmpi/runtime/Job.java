@@ -325,7 +325,14 @@ final class Job implements Controller.Events {
             for (int r = 0; r < n && dead == null; r++) {
                 Process p = procs[r];
                 if (p == null || procIds[r] != procId) continue;
-                if (declaredFailed[r] || controller.hasFinalized(r)) return;
+                if (controller.hasFinalized(r)) return;
+                if (declaredFailed[r]) {
+                    // waitpid's report took the monitor first: its line says how the process ended
+                    console.log("death watch: rank " + r + " (pid " + pid + ", process id " + procId
+                            + ") died before MPI_Finalize; declared failed by waitpid's report first"
+                            + (told == r ? " (the watch's notice to the survivors had gone out already)" : ""));
+                    return;
+                }
                 declaredFailed[r] = true;
                 if (r != told) controller.notifyFailure(r, procId, WATCHED_HOW);
                 seenByWatch.put(p, new Watched(r, seenNs));

@@ -20,8 +20,11 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The robust-futex death watch ({@link DeathWatch}) through the real bin/ftmpirun, with real
- * processes and signals. With {@code -v} the controller says which signal came first: the watch
- * line ({@code death watch: rank R ... died}) comes before waitpid's status.
+ * processes and signals. With {@code -v} the controller logs the watch's line ({@code death
+ * watch: rank R ... died}) and waitpid's status. Which of its two threads logs first is not
+ * asserted: the watch's notice to the survivors goes out without the job's monitor, and
+ * waitpid's report may take that monitor before the watch's thread does (seen once in a full
+ * suite at low load); the watch line then says that waitpid declared the rank first.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeathWatchSystemTest {
@@ -56,7 +59,7 @@ class DeathWatchSystemTest {
         String watched = "death watch: rank 2 (pid " + victim + ", process id 3) died before MPI_Finalize";
         String status = "death watch: rank 2 (pid " + victim + ") killed by signal 9 (SIGKILL); waitpid returned ";
         assertTrue(r.err().contains(watched), r.err());
-        assertTrue(r.err().indexOf(watched) < r.err().indexOf(status), "the watch came first:\n" + r.err());
+        assertTrue(r.err().contains(status), r.err());
         String line = "rank 2 (pid " + victim + ") was killed by signal 9 (SIGKILL); the survivors continue (recovery-mode ignore)";
         assertEquals(1, r.err().lines().filter(l -> l.contains(line)).count(), r.err());
         assertFalse(Files.exists(file), "the watch file is removed with the job");
@@ -66,8 +69,7 @@ class DeathWatchSystemTest {
     /**
      * Issue 7, session 7: a second SIGKILL, sent as soon as every survivor knows of the first
      * (while the first victim's teardown and its waitpid thread may still run in the controller),
-     * is reported through the death watch too, before waitpid, and the watch line says which
-     * signal of that death the controller saw first.
+     * is reported through the death watch too (its line, besides waitpid's status).
      */
     @Test
     void aSecondSigkillIsReportedThroughTheWatchToo() throws Exception {
@@ -87,10 +89,10 @@ class DeathWatchSystemTest {
         long[][] deaths = {{3, first, 4}, {2, second, 3}};
         for (long[] d : deaths) {
             String watched = "death watch: rank " + d[0] + " (pid " + d[1] + ", process id " + d[2]
-                    + ") died before MPI_Finalize; declared failed before its exit status is known; first signal: ";
+                    + ") died before MPI_Finalize; declared failed ";
             String status = "death watch: rank " + d[0] + " (pid " + d[1] + ") killed by signal 9 (SIGKILL); waitpid returned ";
             assertTrue(r.err().contains(watched), "rank " + d[0] + " through the watch:\n" + r.err());
-            assertTrue(r.err().indexOf(watched) < r.err().indexOf(status), "the watch before waitpid:\n" + r.err());
+            assertTrue(r.err().contains(status), "rank " + d[0] + " through waitpid:\n" + r.err());
         }
         FtmpirunSystemTest.assertAllDead(ready.allPids());
     }
