@@ -80,6 +80,8 @@ final class Job implements Controller.Events {
         return t;
     });
     private Controller controller;
+    /** A failure's work that the survivors' recovery does not need, deferred ({@link AfterFailure}). */
+    private final AfterFailure afterFailure;
     private boolean ending;
     private Integer forcedCode;
     private int firstNonZero;
@@ -123,6 +125,7 @@ final class Job implements Controller.Events {
         rebuild = recovering && "rebuild".equals(spec.options().get("comm-mode"));
         maxRespawns = Integer.parseInt(spec.options().getOrDefault("max-respawns", Integer.toString(Integer.MAX_VALUE)));
         spareWaitMs = Long.parseLong(spec.options().getOrDefault("spare-wait", Long.toString(DEFAULT_SPARE_WAIT_MS)));
+        afterFailure = new AfterFailure(AfterFailure.delayMs(spec.options()), this::internalError);
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -172,6 +175,7 @@ final class Job implements Controller.Events {
             }, spec.timeoutSeconds(), TimeUnit.SECONDS);
         }
         allExited.await();
+        afterFailure.flush();
         stopSpares();
         for (Thread t : List.copyOf(forwarders)) {
             t.join(2_000);
@@ -328,9 +332,10 @@ final class Job implements Controller.Events {
                 if (controller.hasFinalized(r)) return;
                 if (declaredFailed[r]) {
                     // waitpid's report took the monitor first: its line says how the process ended
-                    console.log("death watch: rank " + r + " (pid " + pid + ", process id " + procId
+                    int rr = r;
+                    logLater(() -> "death watch: rank " + rr + " (pid " + pid + ", process id " + procId
                             + ") died before MPI_Finalize; declared failed by waitpid's report first"
-                            + (told == r ? " (the watch's notice to the survivors had gone out already)" : ""));
+                            + (told == rr ? " (the watch's notice to the survivors had gone out already)" : ""));
                     return;
                 }
                 declaredFailed[r] = true;
@@ -340,8 +345,9 @@ final class Job implements Controller.Events {
                 int first = firstNonZero;
                 actOnDeath(r, WATCHED_STATUS, null);
                 if (!java.util.Objects.equals(code, forcedCode) || first != firstNonZero) placeholderOwner = p;
-                trace(r, "watch_ns " + seenNs, sentNs);
-                console.log("death watch: rank " + r + " (pid " + pid + ", process id " + procId
+                trace(r, "watch_ns ", seenNs, sentNs);
+                int rr = r;
+                logLater(() -> "death watch: rank " + rr + " (pid " + pid + ", process id " + procId
                         + ") died before MPI_Finalize; declared failed before its exit status is known; first signal: "
                         + (eofFirst ? "its control connection's end (the watch woke later)" : "the death watch"));
                 dead = p;
@@ -351,7 +357,19 @@ final class Job implements Controller.Events {
                 controller.dropSpare(procId);
             }
         }
-        if (dead != null) fence(dead); // it is dying already; never let it (or a child) linger
+        // It is dying already (the kernel is tearing it down): one kill(2) in case it is not,
+        // no walk of /proc for its descendants on the survivors' critical path. A child it
+        // started is not a process of the job (it has no rank and could never register) and the
+        // kernel hands it to init once the dead process's last thread has exited, a few ms from
+        // now, so a later walk would not find it; a death seen through waitpid never killed one
+        // either. Processes declared failed while alive (the heartbeat ring) are fenced with
+        // their descendants: failureReported.
+        if (dead != null) dead.destroyForcibly();
+    }
+
+    /** A --verbose line, built and printed {@link AfterFailure later}. */
+    private void logLater(java.util.function.Supplier<String> line) {
+        if (console.verbose()) afterFailure.later(() -> console.log(line.get()));
     }
 
     /** What survivors are told of a death the watch saw, before its exit status is known. */
@@ -497,16 +515,26 @@ final class Job implements Controller.Events {
     private synchronized void reportDeathAndAbort(int rank, Process p, int status) {
         long seenNs = System.nanoTime();
         controller.notifyFailure(rank, procIds[rank], how(status));
-        trace(rank, "waitpid_ns " + seenNs, System.nanoTime());
-        console.message(deathLine(rank, p, status));
+        trace(rank, "waitpid_ns ", seenNs, System.nanoTime());
+        deathMessage(deathLine(rank, p, status));
         actOnDeath(rank, status, null);
+    }
+
+    /**
+     * Prints a death's line: at once when the job aborts, else {@link AfterFailure later}, after
+     * the survivors' recovery.
+     */
+    private void deathMessage(String line) {
+        if (abortOnFailure) console.message(line);
+        else afterFailure.later(() -> console.message(line));
     }
 
     /** The exit status of a death the watch reported arrived: the line it would have had, then the status. */
     private void watchedExit(int rank, Process p, int status, long seenNs) {
-        console.log(String.format("death watch: rank %d (pid %d) %s; waitpid returned %.1f ms after the watch",
-                rank, p.pid(), ExitStatus.describe(status), (System.nanoTime() - seenNs) / 1e6));
-        console.message(deathLine(rank, p, status));
+        long afterNs = System.nanoTime() - seenNs;
+        logLater(() -> String.format("death watch: rank %d (pid %d) %s; waitpid returned %.1f ms after the watch",
+                rank, p.pid(), ExitStatus.describe(status), afterNs / 1e6));
+        deathMessage(deathLine(rank, p, status));
         if (placeholderOwner == p) {
             placeholderOwner = null;
             int code = status != 0 ? status : 1;
@@ -516,9 +544,9 @@ final class Job implements Controller.Events {
     }
 
     /** Job option death-trace: when the controller saw a death and when its notices were sent. */
-    private void trace(int rank, String seen, long sentNs) {
+    private void trace(int rank, String seenKey, long seenNs, long sentNs) {
         if ("true".equals(spec.options().get(ControlClient.DEATH_TRACE))) {
-            console.message("death-trace rank " + rank + " " + seen + " sent_ns " + sentNs);
+            console.message("death-trace rank " + rank + " " + seenKey + seenNs + " sent_ns " + sentNs);
         }
     }
 
@@ -619,8 +647,9 @@ final class Job implements Controller.Events {
         procs[rank] = p;
         assignedSpares.add(p);
         running++;
-        console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid() + ", process id "
-                + spare + "); " + spares.size() + " spare(s) left");
+        int left = spares.size();
+        afterFailure.later(() -> console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid()
+                + ", process id " + spare + "); " + left + " spare(s) left"));
     }
 
     @Override
@@ -701,26 +730,36 @@ final class Job implements Controller.Events {
             return;
         }
         declaredFailed[rank] = true;
+        controller.notifyFailure(rank, procId, how); // the survivors first
         String what = "rank " + rank + " (pid " + p.pid() + ") " + how;
-        fence(p);
-        controller.notifyFailure(rank, procId, how);
         if (abortOnFailure) {
+            fence(p);
             console.message(what + "; aborting the job (comm-mode abort)");
             controller.notifyAbort(FENCED_STATUS, "rank " + rank + " " + how);
             terminate(FENCED_STATUS);
-        } else if (recovering) {
-            console.message(what + "; killed it (SIGKILL), the survivors recover (" + modes() + ")");
+            return;
+        }
+        // Fenced after the survivors' recovery: the process is stopped or hung and every
+        // survivor drops its traffic from now on; while it lives its children stay its own
+        // (the kernel hands them to init only when it has died), so the walk finds them later
+        // as it does now, and its teardown (exit_mmap of a JVM: ms of CPU) is off the recovery too.
+        String line = what + "; killed it (SIGKILL), the survivors "
+                + (recovering ? "recover (" + modes() + ")" : "continue (recovery-mode ignore)");
+        afterFailure.later(() -> {
+            fence(p);
+            console.message(line);
+        });
+        if (recovering) {
             if (!checkAllLost(FENCED_STATUS) && rebuild) respawn(rank);
-        } else {
-            console.message(what + "; killed it (SIGKILL), the survivors continue (recovery-mode ignore)");
-            if (firstNonZero == 0) firstNonZero = FENCED_STATUS;
+        } else if (firstNonZero == 0) {
+            firstNonZero = FENCED_STATUS;
         }
     }
 
     /** Job status when a rank declared failed by the detector aborts the job: as if SIGKILLed. */
     static final int FENCED_STATUS = 128 + 9;
 
-    /** Kills a declared-failed process and its descendants at once; it is never re-admitted. */
+    /** Kills a declared-failed process and its descendants (a walk of /proc); it is never re-admitted. */
     private static void fence(Process p) {
         ProcessHandle h = p.toHandle();
         h.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -843,6 +882,7 @@ final class Job implements Controller.Events {
         if (finished) {
             return;
         }
+        afterFailure.flush();
         List<ProcessHandle> targets;
         synchronized (this) {
             ending = true;

@@ -43,6 +43,10 @@ final class LauncherConsole {
         write(true, b, 0, b.length);
     }
 
+    boolean verbose() {
+        return verbose;
+    }
+
     /** A log line shown with --verbose only. */
     void log(String text) {
         if (verbose) {

@@ -50,7 +50,10 @@ public final class LauncherOptions {
                                     or MPI.COMM_WORLD.dup()), "auto" (in the first call that
                                     sees the failure); "ignore": never, the survivors go on
                                     without recovery (ULFM revoke/agree/shrink; the exit
-                                    status still names the dead rank)
+                                    status still names the dead rank). After a failure the controller tells the survivors at
+                                    once and defers its other work (finding and killing a
+                                    declared-failed process's descendants, the death's lines)
+                                    by --opt fence-delay=MS (default 200)
               -sp S, --spares S     start S warm spare JVMs (loaded, connected, waiting) that
                                     take over failed ranks under --comm-mode rebuild; when
                                     they run out, new processes are started; a rank that
@@ -218,7 +221,7 @@ public final class LauncherOptions {
         if (np < 0) {
             throw new UsageException("missing -np N (number of ranks)");
         }
-        for (String k : List.of("max-respawns", "spare-wait")) {
+        for (String k : List.of("max-respawns", "spare-wait", AfterFailure.OPTION)) {
             String v = options.get(k);
             if (v != null && !v.matches("\\d{1,9}")) {
                 throw new UsageException("job option " + k + " needs a whole number >= 0, got '" + v + "'");

@@ -152,6 +152,10 @@ class LauncherOptionsTest {
                 "-np", "2", "--comm-mode", "rebuild", "--opt", "spare-wait=-5", "M");
         assertMessage("job option max-respawns needs a whole number >= 0, got 'many'",
                 "-np", "2", "--comm-mode", "rebuild", "--opt", "max-respawns=many", "M");
+        assertMessage("job option fence-delay needs a whole number >= 0, got '-1'",
+                "-np", "2", "--comm-mode", "shrink", "--opt", "fence-delay=-1", "M");
+        assertEquals(0, AfterFailure.delayMs(parse("-np", "2", "--opt", "fence-delay=0", "M").options()));
+        assertEquals(AfterFailure.DEFAULT_DELAY_MS, AfterFailure.delayMs(parse("-np", "2", "M").options()));
     }
 
     @Test

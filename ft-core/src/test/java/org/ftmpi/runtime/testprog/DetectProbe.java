@@ -17,7 +17,9 @@ import org.ftmpi.runtime.RankRuntimes;
  * the RankRuntime API. {@code DetectProbe EXPECTED HOLD_MS}: prints
  * {@code ready rank R pid P job J host H}, then waits until it was told of EXPECTED failures or
  * HOLD_MS passed, printing {@code notice rank R failed F at US how} (US = epoch microseconds)
- * for every notice, then finalizes.
+ * for every notice, then finalizes. With {@code -Ddetectprobe.child=R}, rank R first starts a
+ * child process ({@code sleep 600}) and prints {@code child rank R pid P}: the fencing tests
+ * check that it dies with its rank.
  */
 public final class DetectProbe {
     private DetectProbe() {}
@@ -44,6 +46,10 @@ public final class DetectProbe {
                 say("abort rank " + me + " " + exitCode + " " + reason);
             }
         });
+        if (Integer.toString(me).equals(System.getProperty("detectprobe.child"))) {
+            Process child = new ProcessBuilder("sleep", "600").start();
+            say("child rank " + me + " pid " + child.pid());
+        }
         JobInfo info = rt.exchange(Map.of());
         say("ready rank " + me + " pid " + ProcessHandle.current().pid() + " job "
                 + Long.toHexString(info.jobId()) + " host " + info.hosts()[me]);
