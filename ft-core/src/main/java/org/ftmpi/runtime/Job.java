@@ -139,6 +139,7 @@ final class Job implements Controller.Events {
         host = hostName();
         int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
         // slot = process id - 1: the ranks, the spares, and room for replacements
+        afterFailure.later(new Message(console, null)); // loads and runs the failure path's deferral now
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
         for (int r = 0; r < n; r++) {
             try {
@@ -333,7 +334,7 @@ final class Job implements Controller.Events {
                 if (declaredFailed[r]) {
                     // waitpid's report took the monitor first: its line says how the process ended
                     int rr = r;
-                    logLater(() -> "death watch: rank " + rr + " (pid " + pid + ", process id " + procId
+                    if (console.verbose()) logLater(() -> "death watch: rank " + rr + " (pid " + pid + ", process id " + procId
                             + ") died before MPI_Finalize; declared failed by waitpid's report first"
                             + (told == rr ? " (the watch's notice to the survivors had gone out already)" : ""));
                     return;
@@ -347,7 +348,7 @@ final class Job implements Controller.Events {
                 if (!java.util.Objects.equals(code, forcedCode) || first != firstNonZero) placeholderOwner = p;
                 trace(r, "watch_ns ", seenNs, sentNs);
                 int rr = r;
-                logLater(() -> "death watch: rank " + rr + " (pid " + pid + ", process id " + procId
+                if (console.verbose()) logLater(() -> "death watch: rank " + rr + " (pid " + pid + ", process id " + procId
                         + ") died before MPI_Finalize; declared failed before its exit status is known; first signal: "
                         + (eofFirst ? "its control connection's end (the watch woke later)" : "the death watch"));
                 dead = p;
@@ -367,9 +368,21 @@ final class Job implements Controller.Events {
         if (dead != null) dead.destroyForcibly();
     }
 
-    /** A --verbose line, built and printed {@link AfterFailure later}. */
+    /**
+     * A --verbose line, built and printed {@link AfterFailure later}. Callers test
+     * {@code console.verbose()} first: without -v no lambda is linked on the failure path (the
+     * first execution of a lambda's call site spins a class, ms of CPU in this C1-only JVM).
+     */
     private void logLater(java.util.function.Supplier<String> line) {
-        if (console.verbose()) afterFailure.later(() -> console.log(line.get()));
+        afterFailure.later(() -> console.log(line.get()));
+    }
+
+    /** A line printed later ({@link AfterFailure}): a class, not a lambda, loaded at the job's start. */
+    private record Message(LauncherConsole console, String text) implements Runnable {
+        @Override
+        public void run() {
+            if (text != null) console.message(text);
+        }
     }
 
     /** What survivors are told of a death the watch saw, before its exit status is known. */
@@ -526,13 +539,13 @@ final class Job implements Controller.Events {
      */
     private void deathMessage(String line) {
         if (abortOnFailure) console.message(line);
-        else afterFailure.later(() -> console.message(line));
+        else afterFailure.later(new Message(console, line));
     }
 
     /** The exit status of a death the watch reported arrived: the line it would have had, then the status. */
     private void watchedExit(int rank, Process p, int status, long seenNs) {
         long afterNs = System.nanoTime() - seenNs;
-        logLater(() -> String.format("death watch: rank %d (pid %d) %s; waitpid returned %.1f ms after the watch",
+        if (console.verbose()) logLater(() -> String.format("death watch: rank %d (pid %d) %s; waitpid returned %.1f ms after the watch",
                 rank, p.pid(), ExitStatus.describe(status), afterNs / 1e6));
         deathMessage(deathLine(rank, p, status));
         if (placeholderOwner == p) {
@@ -648,7 +661,7 @@ final class Job implements Controller.Events {
         assignedSpares.add(p);
         running++;
         int left = spares.size();
-        afterFailure.later(() -> console.message("rank " + rank + " is taken over by a warm spare (pid " + p.pid()
+        afterFailure.later(new Message(console, "rank " + rank + " is taken over by a warm spare (pid " + p.pid()
                 + ", process id " + spare + "); " + left + " spare(s) left"));
     }
 
