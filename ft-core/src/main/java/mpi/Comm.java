@@ -2008,8 +2008,14 @@ public class Comm implements Freeable, Cloneable {
         }
     }
 
-    /** World ranks of the failures acknowledged here so far. */
+    private static final int[] NONE = {};
+
+    /**
+     * World ranks of the failures acknowledged here so far; none before the first
+     * {@link #ackFailed} (no trip through the engine's lock on a failure-free agree).
+     */
     private int[] ackedWorld() {
+        if (acked == 0) return NONE;
         int[] failed = engine.failedMembers(ft);
         return java.util.Arrays.copyOf(failed, Math.min(acked, failed.length));
     }
@@ -2030,12 +2036,26 @@ public class Comm implements Freeable, Cloneable {
         }
     }
 
+    /**
+     * An agreed failed set without the blanks: under comm-mode BLANK a failure an FT-MPI recovery
+     * covered is no failure of this communicator (not in getFailed, nothing to acknowledge),
+     * although it did not contribute. A loop, not a stream: this runs after every agreement, and
+     * a stream pipeline cost 35-57 us per call there (docs/benchmarks.md, "Issue 7, session 10").
+     */
+    private int[] withoutBlanks(int[] failedWorld) {
+        int n = 0;
+        for (int w : failedWorld) if (!engine.isRecovered(w)) n++;
+        if (n == failedWorld.length) return failedWorld;
+        int[] out = new int[n];
+        n = 0;
+        for (int w : failedWorld) if (!engine.isRecovered(w)) out[n++] = w;
+        return out;
+    }
+
     /** {@link #agreed} without the error handler (for iAgree's thread). */
     private int agreedOrThrow(String op, int k, Engine.Decision d, int[] ackedBefore)
             throws P2pException, ProcFailedException {
-        // comm-mode BLANK: a blank (a failure an FT-MPI recovery covered) is no failure of this
-        // communicator (not in getFailed, nothing to acknowledge), although it did not contribute
-        int[] failedWorld = java.util.Arrays.stream(d.failedWorld()).filter(w -> !engine.isRecovered(w)).toArray();
+        int[] failedWorld = withoutBlanks(d.failedWorld());
         if (failedWorld.length == 0) return d.value();
         int unacked = -1;
         for (int w : failedWorld) {
@@ -2145,9 +2165,7 @@ public class Comm implements Freeable, Cloneable {
                 throw e;
             }
             if (d.value() != 0) {
-                java.util.Set<Integer> dead = new java.util.HashSet<>();
-                for (int w : d.failedWorld()) dead.add(w);
-                int[] members = java.util.Arrays.stream(world).filter(w -> !dead.contains(w)).toArray();
+                int[] members = survivors(d.failedWorld());
                 int newRank = -1;
                 for (int i = 0; i < members.length; i++) if (members[i] == world[rank]) newRank = i;
                 initDerived(c, candidate, newRank, members, name + ".shrink");
@@ -2155,6 +2173,19 @@ public class Comm implements Freeable, Cloneable {
             }
             if (reserved) engine.releaseContext(candidate);
         }
+    }
+
+    /** The members (world ranks, in rank order) outside the agreed failed set {@code failedWorld}. */
+    private int[] survivors(int[] failedWorld) {
+        if (failedWorld.length == 0) return world.clone();
+        int[] out = new int[world.length];
+        int n = 0;
+        for (int w : world) {
+            boolean dead = false;
+            for (int f : failedWorld) dead |= f == w;
+            if (!dead) out[n++] = w;
+        }
+        return java.util.Arrays.copyOf(out, n);
     }
 
     /** Whether a member failed whose failure this communicator has not acknowledged. */
