@@ -147,4 +147,25 @@ class FtModesSystemTest {
             has(r, "rank " + me + " finalized");
         }
     }
+
+    @Test
+    void atomicCreateGroupGivesEveryMemberOfTheGroupTheSameOutcome() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog.AtomicGroupProbe", List.of("-np", "5", "--comm-mode", "shrink",
+                        "--coll-mode", "atomic")));
+        assertEquals(0, r.code(), r.out() + r.err());
+        for (int me = 0; me < 5; me++) {
+            has(r, "rank " + me + " fault-free group size " + (me % 2 == 0 ? "3 sum 6" : "2 sum 4") + " world sum 10");
+        }
+        // The evens, whom rank 3's death does not concern, all get the communicator or all raise.
+        String returned = "evens createGroup returned size 3", raised = "evens createGroup raised class " + MPI.ERR_OTHER;
+        boolean all = r.out().contains("rank 0 " + returned + "\n");
+        for (int me : new int[] {0, 2, 4}) has(r, "rank " + me + " " + (all ? returned : raised));
+        has(r, "rank 1 odds createGroup raised class " + MPI.ERR_OTHER);
+        // new ranks 0 1 2 3 (old 0 1 2 4): evens {0, 2} (old 0, 2), odds {1, 3} (old 1, 4); sums of old ranks
+        for (int me : new int[] {0, 1, 2, 4}) {
+            has(r, "rank " + me + " after recovery group size 2 sum " + (me == 0 || me == 2 ? 2 : 5) + " world sum 7");
+            has(r, "rank " + me + " finalized");
+        }
+    }
 }
