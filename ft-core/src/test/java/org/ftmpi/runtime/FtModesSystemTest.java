@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -22,8 +23,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FtModesSystemTest {
     /** Runs {@code testprog.probe} through bin/ftmpirun with {@code launcherArgs}; the job must exit 0. */
     private static FtmpirunSystemTest.Result probe(String probe, String... launcherArgs) throws Exception {
+        return probe(probe, List.of(launcherArgs));
+    }
+
+    /** {@link #probe(String, String...)} with arguments for the program. */
+    private static FtmpirunSystemTest.Result probe(String probe, List<String> launcherArgs, String... probeArgs)
+            throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
-                "org.ftmpi.runtime.testprog." + probe, List.of(launcherArgs)));
+                "org.ftmpi.runtime.testprog." + probe, launcherArgs, probeArgs));
         assertEquals(0, r.code(), r.out() + r.err());
         return r;
     }
@@ -172,5 +179,30 @@ class FtModesSystemTest {
                 + " that a recovery invalidated were never received, and 1 receive(s) posted on them never matched"),
                 r.err());
         assertTrue(!r.err().contains("ftmpi: rank 0: MPI_Finalize"), r.err()); // nothing waits at rank 0
+    }
+
+    /**
+     * A process dies inside {@code createIntercomm} (groups of the even and the odd ranks, leaders
+     * 0 and 1): a non-leader as it enters the call (2,2), leader 0 before the leaders' exchange
+     * (0,3), during it, when the lengths are swapped and the lists are not (0,4), and leader 1
+     * after it, when both groups know both lists (1,5). No survivor waits for ever: every
+     * survivor of both groups raises, recovers, and both groups make it again.
+     */
+    @ParameterizedTest
+    @CsvSource({"2,2,createIntercomm", "0,3,sendRecv", "0,4,sendRecv", "1,5,sendRecv"})
+    void createIntercommWithAProcessDyingAtEachStepRaisesAtEverySurvivorOfBothGroups(int victim, int call, String op)
+            throws Exception {
+        var r = probe("AtomicCreateInterProbe", List.of("-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic",
+                "--inject", "rank=" + victim + ",at-call=" + call), String.valueOf(victim));
+        assertTrue(r.err().contains("injecting fault: SIGKILL to rank " + victim + " (pid "), r.err());
+        assertTrue(r.err().contains("at its MPI call " + call + " (" + op + ")"), r.err());
+        int[] left = java.util.stream.IntStream.range(0, 5).filter(w -> w != victim).toArray(); // new rank -> old
+        for (int i = 0; i < left.length; i++) {
+            int me = left[i];
+            has(r, "rank " + me + " createIntercomm raised class " + MPI.ERR_OTHER);
+            int other = i % 2 == 0 ? left[1] + left[3] : left[0] + left[2]; // the other group's old ranks
+            has(r, "rank " + me + " after recovery remote size 2 sum " + other);
+            has(r, "rank " + me + " finalized");
+        }
     }
 }
