@@ -94,6 +94,7 @@ public class Comm implements Freeable, Cloneable {
         synchronized (this) {
             creations = 0;
             agreements = 0;
+            groupAgreements = null;
             channel = null;
             schedule = null;
         }
@@ -623,6 +624,25 @@ public class Comm implements Freeable, Cloneable {
      * once over the whole operation ({@link Schedule#submitColl}).
      */
     final int agreeContext(String op, int kind, boolean keep, int seq, Channel ch, boolean vote) throws MPIException {
+        return agreeContext(op, kind, keep, seq, ch, vote ? ok -> atomicVote(atomicAgreementId(), ok) : null,
+                op + ": the members of " + name + " did not call communicator constructors (dup, split, create) in"
+                        + " the same order");
+    }
+
+    /** ATOMIC: one agreement whether every member's part of a step succeeded ({@link #atomicVote}). */
+    @FunctionalInterface
+    interface Voter {
+        P2pException vote(boolean ok) throws P2pException;
+    }
+
+    /**
+     * The attempts of {@link #agreeContext(String, int, boolean, int, Channel, boolean)}: every
+     * member checks {@code kind} (a construction's identity; a mismatch raises ERR_COMM with
+     * {@code mismatch}), and under ATOMIC ({@code voter} not null) each attempt ends in the
+     * voter's agreement.
+     */
+    final int agreeContext(String op, long kind, boolean keep, int seq, Channel ch, Voter voter, String mismatch)
+            throws MPIException {
         for (int attempt = 0; ; attempt++) {
             int candidate = deriveContext(context, seq, attempt);
             boolean reserved = candidate > 2 && engine.reserveContext(candidate);
@@ -635,9 +655,9 @@ public class Comm implements Freeable, Cloneable {
             } catch (P2pException e) {
                 failed = e;
             }
-            if (vote) {
+            if (voter != null) {
                 try {
-                    P2pException other = atomicVote(atomicAgreementId(), failed == null);
+                    P2pException other = voter.vote(failed == null);
                     if (failed == null) failed = other;
                 } catch (P2pException e) {
                     if (failed == null) failed = e;
@@ -649,8 +669,7 @@ public class Comm implements Freeable, Cloneable {
             }
             if (v[0] != -v[1] || v[2] != -v[3]) {
                 if (reserved) engine.releaseContext(candidate);
-                throw raise(MPI.ERR_COMM, op + ": the members of " + name + " did not call communicator"
-                        + " constructors (dup, split, create) in the same order");
+                throw raise(MPI.ERR_COMM, mismatch);
             }
             if (v[4] == 0) {
                 if (!keep) engine.releaseContext(candidate);
@@ -863,7 +882,12 @@ public class Comm implements Freeable, Cloneable {
      * ({@code ok}) succeeded.
      */
     final P2pException atomicVote(int id, boolean ok) throws P2pException {
-        Engine.Decision d = engine.agree(ft, id, ok ? 1 : 0);
+        return atomicVote(ft, id, ok);
+    }
+
+    /** {@link #atomicVote(int, boolean)} over the members of {@code f} (a subgroup: {@code createGroup}). */
+    final P2pException atomicVote(CommFt f, int id, boolean ok) throws P2pException {
+        Engine.Decision d = engine.agree(f, id, ok ? 1 : 0);
         if (d.value() == 1) return null;
         int[] gone = d.failedWorld();
         int w = gone.length > 0 ? gone[0] : -1;
@@ -1968,6 +1992,15 @@ public class Comm implements Freeable, Cloneable {
 
     private synchronized int nextAgreement() {
         return ++agreements;
+    }
+
+    /** ATOMIC {@code createGroup}: agreement instances taken so far, by the FT id of a group's agreements. */
+    private java.util.HashMap<Integer, Integer> groupAgreements;
+
+    /** The next agreement instance over the group whose agreements have FT id {@code ftId}, in call order. */
+    final synchronized int nextGroupAgreement(int ftId) {
+        if (groupAgreements == null) groupAgreements = new java.util.HashMap<>();
+        return groupAgreements.merge(ftId, 1, Integer::sum);
     }
 
     /**

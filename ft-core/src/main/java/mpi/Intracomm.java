@@ -127,26 +127,24 @@ public class Intracomm extends Comm {
         int key = java.util.Arrays.hashCode(members) * 31 + tag;
         org.ftmpi.coll.Channel ch = Schedule.subgroupChannel(this, members, newRank,
                 T_CREATE_GROUP + ((tag & 0x3FFF) << 16));
-        for (int attempt = 0; ; attempt++) {
-            int candidate = deriveContext(context, 0x200000 ^ key, attempt);
-            boolean reserved = candidate > 2 && engine.reserveContext(candidate);
-            long[] v = {candidate, -candidate, tag, -tag, key, -key, reserved ? 0 : 1};
-            MemorySegment in = MemorySegment.ofArray(v.clone());
-            Reducer max = MPI.MAX.reducer(MPI.LONG, op);
-            try {
-                runColl(op, () -> collectives().allReduce(ch, in, MemorySegment.ofArray(v), v.length, max));
-            } catch (MPIException e) {
-                if (reserved) engine.releaseContext(candidate);
-                throw e;
-            }
-            if (v[0] != -v[1] || v[2] != -v[3] || v[4] != -v[5]) {
-                if (reserved) engine.releaseContext(candidate);
-                throw raise(MPI.ERR_COMM, op + ": the members of the group did not pass the same group and tag,"
-                        + " or did not call createGroup on " + name + " in the same order");
-            }
-            if (v[6] == 0) return derived(candidate, newRank, members, name + ".createGroup(" + tag + ")");
-            if (reserved) engine.releaseContext(candidate);
-        }
+        int seq = 0x200000 ^ key;
+        Voter voter = atomic ? groupVoter(members, deriveContext(context, seq, 0) | 1) : null;
+        int id = agreeContext(op, ((long) tag << 32) ^ (key & 0xFFFFFFFFL), true, seq, ch, voter, op + ": the members"
+                + " of the group did not pass the same group and tag, or did not call createGroup on " + name
+                + " in the same order");
+        return derived(id, newRank, members, name + ".createGroup(" + tag + ")");
+    }
+
+    /**
+     * FT-MPI ATOMIC for {@code createGroup}, collective over the group only: its steps are agreed
+     * over the group's members (not over this communicator, whose other members take no part),
+     * on an FT state of their own with id {@code ftId} (odd: communicators' ids are even), every
+     * member derives from this communicator, the group and the tag. The members number those
+     * agreements in call order, as every member of the group does.
+     */
+    private Voter groupVoter(int[] members, int ftId) {
+        org.ftmpi.p2p.CommFt f = engine.registerComm(ftId, members);
+        return ok -> atomicVote(f, nextGroupAgreement(ftId) << 6, ok);
     }
 
     /** MPI_COMM_DUP_WITH_INFO: a duplicate whose hints are those of {@code info}. */

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -20,16 +21,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FtModesSystemTest {
+    /** Runs {@code testprog.probe} through bin/ftmpirun with {@code launcherArgs}; the job must exit 0. */
+    private static FtmpirunSystemTest.Result probe(String probe, String... launcherArgs) throws Exception {
+        return probe(probe, List.of(launcherArgs));
+    }
+
+    /** {@link #probe(String, String...)} with arguments for the program. */
+    private static FtmpirunSystemTest.Result probe(String probe, List<String> launcherArgs, String... probeArgs)
+            throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
+                "org.ftmpi.runtime.testprog." + probe, launcherArgs, probeArgs));
+        assertEquals(0, r.code(), r.out() + r.err());
+        return r;
+    }
+
     private static void has(FtmpirunSystemTest.Result r, String line) {
         assertTrue(r.out().contains(line + "\n"), "missing '" + line + "' in\n" + r.out() + r.err());
     }
 
     @Test
     void contCompletesWhatReturnedSuccessAcrossAShrinkRecovery() throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
-                "org.ftmpi.runtime.testprog.ContProbe", List.of("-np", "4", "--comm-mode", "shrink",
-                        "--recovery-mode", "manual", "--msg-mode", "cont")));
-        assertEquals(0, r.code(), r.out() + r.err());
+        var r = probe("ContProbe", "-np", "4", "--comm-mode", "shrink", "--recovery-mode", "manual", "--msg-mode", "cont");
         for (int me : new int[] {0, 2, 3}) {
             // recovery MANUAL (1), comm SHRINK (3), msg CONT (1), coll NONATOMIC (1), one failure, its ranks
             has(r, "rank " + me + " attrs recovery 1 comm 3 msg 1 coll 1 failed 1 class 16 'FT-MPI recovery:"
@@ -53,9 +65,7 @@ class FtModesSystemTest {
 
     @Test
     void blankSkipsTheBlankInEveryCollective() throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
-                "org.ftmpi.runtime.testprog.BlankCollsProbe", List.of("-np", "4", "--comm-mode", "blank")));
-        assertEquals(0, r.code(), r.out() + r.err());
+        var r = probe("BlankCollsProbe", "-np", "4", "--comm-mode", "blank");
         int[] dense = {0, 1, -1, 2}; // position among the non-blank members 0, 1, 3
         for (int me : new int[] {0, 1, 3}) {
             // gatherv: the blank's segment (displacement 3) untouched; a blank root: nothing touched anywhere
@@ -78,10 +88,7 @@ class FtModesSystemTest {
     @ParameterizedTest
     @ValueSource(strings = {"nonatomic", "atomic"})
     void blankSkipsTheBlankInIntercommunicatorCollectives(String collMode) throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
-                "org.ftmpi.runtime.testprog.BlankInterProbe", List.of("-np", "5", "--comm-mode", "blank",
-                        "--recovery-mode", "manual", "--coll-mode", collMode)));
-        assertEquals(0, r.code(), r.out() + r.err());
+        var r = probe("BlankInterProbe", "-np", "5", "--comm-mode", "blank", "--recovery-mode", "manual", "--coll-mode", collMode);
         // group A: world 0, 2, 4 (ranks 0-2); group B: world 3 (the blank, rank 0) and 1 (rank 1)
         for (int me : new int[] {0, 1, 2, 4}) has(r, "rank " + me + " agree before 1 after 0");
         has(r, "rank 1 blank leader class " + MPI.ERR_RANK);
@@ -104,10 +111,7 @@ class FtModesSystemTest {
 
     @Test
     void atomicCollectivesAllRaiseAndLeaveEveryReceiveBufferUntouched() throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
-                "org.ftmpi.runtime.testprog.AtomicProbe", List.of("-np", "4", "--comm-mode", "shrink",
-                        "--coll-mode", "atomic")));
-        assertEquals(0, r.code(), r.out() + r.err());
+        var r = probe("AtomicProbe", "-np", "4", "--comm-mode", "shrink", "--coll-mode", "atomic");
         int[] scan = {1, 3, 6, 10};
         for (int me = 0; me < 4; me++) {
             has(r, "rank " + me + " fault-free sum 6 allgather [10, 11, 12, 13] scan " + scan[me]);
@@ -127,10 +131,7 @@ class FtModesSystemTest {
 
     @Test
     void atomicIntercommunicatorCollectivesAndConstructorsGiveEveryMemberOfBothGroupsTheSameOutcome() throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd(
-                "org.ftmpi.runtime.testprog.AtomicInterProbe", List.of("-np", "5", "--comm-mode", "shrink",
-                        "--coll-mode", "atomic")));
-        assertEquals(0, r.code(), r.out() + r.err());
+        var r = probe("AtomicInterProbe", "-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic");
         int[] merged = {0, 3, 1, 4, 2}; // group A (even world ranks) passed high = false: it comes first
         for (int me = 0; me < 5; me++) {
             String ag = me % 2 == 0 ? "[11, 13]" : "[10, 12, 14]", iag = me % 2 == 0 ? "[21, 23]" : "[20, 22, 24]";
@@ -144,6 +145,63 @@ class FtModesSystemTest {
             has(r, "rank " + me + " iallgather raised, buffer " + untouched);
             has(r, "rank " + me + " dup raised");
             has(r, "rank " + me + " after recovery allgather [10, 11, 12, 14]");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    @Test
+    void atomicCreateGroupGivesEveryMemberOfTheGroupTheSameOutcome() throws Exception {
+        var r = probe("AtomicGroupProbe", "-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic");
+        for (int me = 0; me < 5; me++) {
+            has(r, "rank " + me + " fault-free group size " + (me % 2 == 0 ? "3 sum 6" : "2 sum 4") + " world sum 10");
+        }
+        // The evens, whom rank 3's death does not concern, all get the communicator or all raise.
+        String returned = "evens createGroup returned size 3";
+        String raised = "evens createGroup raised class " + MPI.ERR_OTHER;
+        boolean all = r.out().contains("rank 0 " + returned + "\n");
+        for (int me : new int[] {0, 2, 4}) has(r, "rank " + me + " " + (all ? returned : raised));
+        has(r, "rank 1 odds createGroup raised class " + MPI.ERR_OTHER);
+        // new ranks 0 1 2 3 (old 0 1 2 4): evens {0, 2} (old 0, 2), odds {1, 3} (old 1, 4); sums of old ranks
+        for (int me : new int[] {0, 1, 2, 4}) {
+            has(r, "rank " + me + " after recovery group size 2 sum " + (me == 0 || me == 2 ? 2 : 5) + " world sum 7");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    @Test
+    void contReportsAtFinalizeWhatWaitedForACommunicatorNeverReCreated() throws Exception {
+        var r = probe("ContStaleProbe", "-np", "3", "--comm-mode", "shrink", "--msg-mode", "cont");
+        for (int me : new int[] {0, 1}) {
+            has(r, "rank " + me + " recovered size 2");
+            has(r, "rank " + me + " finalized");
+        }
+        assertTrue(r.err().contains("ftmpi: rank 1: MPI_Finalize (msg-mode cont): 2 message(s) sent on communicators"
+                + " that a recovery invalidated were never received, and 1 receive(s) posted on them never matched"),
+                r.err());
+        assertTrue(!r.err().contains("ftmpi: rank 0: MPI_Finalize"), r.err()); // nothing waits at rank 0
+    }
+
+    /**
+     * A process dies inside {@code createIntercomm} (groups of the even and the odd ranks, leaders
+     * 0 and 1): a non-leader as it enters the call (2,2), leader 0 before the leaders' exchange
+     * (0,3), during it, when the lengths are swapped and the lists are not (0,4), and leader 1
+     * after it, when both groups know both lists (1,5). No survivor waits for ever: every
+     * survivor of both groups raises, recovers, and both groups make it again.
+     */
+    @ParameterizedTest
+    @CsvSource({"2,2,createIntercomm", "0,3,sendRecv", "0,4,sendRecv", "1,5,sendRecv"})
+    void createIntercommWithAProcessDyingAtEachStepRaisesAtEverySurvivorOfBothGroups(int victim, int call, String op)
+            throws Exception {
+        var r = probe("AtomicCreateInterProbe", List.of("-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic",
+                "--inject", "rank=" + victim + ",at-call=" + call), String.valueOf(victim));
+        assertTrue(r.err().contains("injecting fault: SIGKILL to rank " + victim + " (pid "), r.err());
+        assertTrue(r.err().contains("at its MPI call " + call + " (" + op + ")"), r.err());
+        int[] left = java.util.stream.IntStream.range(0, 5).filter(w -> w != victim).toArray(); // new rank -> old
+        for (int i = 0; i < left.length; i++) {
+            int me = left[i];
+            has(r, "rank " + me + " createIntercomm raised class " + MPI.ERR_OTHER);
+            int other = i % 2 == 0 ? left[1] + left[3] : left[0] + left[2]; // the other group's old ranks
+            has(r, "rank " + me + " after recovery remote size 2 sum " + other);
             has(r, "rank " + me + " finalized");
         }
     }

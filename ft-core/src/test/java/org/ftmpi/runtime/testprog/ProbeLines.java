@@ -92,6 +92,11 @@ final class ProbeLines {
      */
     static void killAndRecover(Intracomm comm, int victim) throws MPIException {
         syncThenDie(comm, comm.getRank() == victim);
+        recoverFrom(comm, victim);
+    }
+
+    /** The second half of {@link #killAndRecover}: waits until the victim is known dead, then recovers. */
+    static void recoverFrom(Intracomm comm, int victim) throws MPIException {
         try {
             comm.recv(new int[1], 1, MPI.INT, victim, 1);
         } catch (mpi.ProcFailedException e) {
