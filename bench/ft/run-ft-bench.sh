@@ -3,11 +3,14 @@
 # bench ft-* programs through bin/ftmpirun, interleaved, and prints medians.
 #
 #   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--recover-np "4 8 16"]
-#                            [--agree-fast "auto 0 8"] [--only overhead,detect,agree,sim,agree-sim,recover]
+#                            [--agree-fast "auto 0 8"] [--only overhead,paired,detect,agree,sim,agree-sim,recover]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; a table of medians,
 #           the ratio of the medians and the median/min/max of the per-round (paired) ratios.
+# paired:   R jobs of bench ft-overhead paired (np 2): within each job 21 pairs of blocks with every
+#           rank's detector running and paused, order alternating; per job the median of the
+#           per-pair on/off ratios and their quartiles; then the medians over the jobs.
 # detect:   T jobs per np and signal (SIGKILL, SIGSTOP), two rounds each (cold, then warm); medians of "first survivor told" and
 #           "every survivor told", ms after the signal.
 # agree:    T jobs per np; medians of each figure (us). --agree-fast "auto 0 8": per trial and np one
@@ -22,12 +25,12 @@
 #           rebuilt", then the median over the jobs (ms); also the median survivor; and a second
 #           table: from the last survivor's notice to the last COMM_WORLD rebuilt (the recovery
 #           once every survivor knew; trace stamps of one host share a clock).
-# Raw RESULT lines go to bench/results/ft-<UTC time>.txt as well.
+# Raw RESULT lines go to bench/results/ft-<UTC time, to the second>.txt as well.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="auto" only="overhead,detect,agree,sim,agree-sim,recover"
+rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="auto" only="overhead,paired,detect,agree,sim,agree-sim,recover"
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
@@ -36,7 +39,7 @@ while [ $# -gt 0 ]; do
         --recover-np) rnps=$2; shift 2 ;;
         --agree-fast) afs=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -47,7 +50,7 @@ for v in $afs; do
     [[ $v =~ ^([0-9]+|auto)$ ]] || { echo "run-ft-bench.sh: --agree-fast expects auto or numbers of members (0 or more), got '$v'" >&2; exit 2; }
 done
 mkdir -p "$root/bench/results"
-raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M).txt"
+raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M%S).txt" # seconds: two runs in one minute must not share a file
 : > "$raw"
 echo "# $(date -u '+%F %T UTC'); $(uptime)" | tee -a "$raw"
 
@@ -90,6 +93,25 @@ if [[ ,$only, == *,overhead,* ]]; then
     echo "detector thread's wake-ups (context switches) per second (max over ranks), median of $rounds:" \
         "$(field detector_wakeups_per_s <<< "$on_lines" | median)"
     echo "(latency: lower is better, so on/off > 1 is a cost; bandwidth: higher is better, on/off < 1 is a cost)"
+fi
+
+if [[ ,$only, == *,paired,* ]]; then
+    for r in $(seq 1 "$rounds"); do job paired -np 2 bench ft-overhead paired; done
+    lines=$(grep '^paired ' "$raw" | grep ft-overhead-paired || true)
+    echo "## ft-overhead paired, np 2, $rounds jobs; within each job 21 pairs of blocks, detector running (on) and paused (off)"
+    echo
+    echo "| metric | on (median of jobs) | off | paired on/off per job: median over jobs | jobs' medians, min-max | quartiles of the pairs (median over jobs) |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    for k in lat8_us bw64k_MBps app_us_per_iter; do
+        mm=$(field ${k}_paired <<< "$lines" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }')
+        echo "| $k | $(field ${k}_on <<< "$lines" | median) | $(field ${k}_off <<< "$lines" | median) |" \
+            "$(field ${k}_paired <<< "$lines" | median) | $mm |" \
+            "$(field ${k}_q1 <<< "$lines" | median)-$(field ${k}_q3 <<< "$lines" | median) |"
+    done
+    echo
+    echo "detector threads' CPU in the running halves, % of one core (max over ranks), median of $rounds:" \
+        "$(field detector_cpu_pct <<< "$lines" | median)"
+    echo "(latency and the application loop: on/off > 1 is a cost; bandwidth: on/off < 1 is a cost)"
 fi
 
 if [[ ,$only, == *,detect,* ]]; then

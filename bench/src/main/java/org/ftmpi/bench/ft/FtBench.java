@@ -43,6 +43,10 @@ public final class FtBench {
             err.println("bench: unknown benchmark '" + name + "' (ft-overhead, ft-detect kill|stop, ft-agree, ft-sim, ft-agree-sim, ft-recover)");
             return 2;
         }
+        if (name.equals("ft-overhead") && args.length > 1 && !args[1].equals("paired")) {
+            err.println("bench ft-overhead: the only argument is 'paired', got '" + args[1] + "'");
+            return 2;
+        }
         if (name.equals("ft-detect") && (args.length < 2 || !(args[1].equals("kill") || args[1].equals("stop")))) {
             err.println("bench ft-detect: expected kill or stop as the argument");
             return 2;
@@ -57,7 +61,10 @@ public final class FtBench {
                 status = 1;
             } else {
                 switch (name) {
-                    case "ft-overhead" -> overhead(world, out);
+                    case "ft-overhead" -> {
+                        if (args.length > 1 && args[1].equals("paired")) status = overheadPaired(world, out, err);
+                        else overhead(world, out);
+                    }
                     case "ft-detect" -> detect(world, args[1].equals("stop"), out);
                     default -> agree(world, out);
                 }
@@ -106,6 +113,85 @@ public final class FtBench {
             out.printf(Locale.ROOT, "RESULT ft-overhead np %d lat8_us %.3f bw64k_MBps %.1f app_us_per_iter %.2f"
                     + " detector_cpu_pct %.4f detector_wakeups_per_s %.1f%n", world.getSize(), lat, bw, app, max[0], max[1]);
         }
+    }
+
+    /** Pairs of blocks of {@code ft-overhead paired}. */
+    static final int PAIRS = 21;
+    /** Target length of one block of one metric in {@code ft-overhead paired}, ms. */
+    static final int PAIRED_BLOCK_MS = 150;
+
+    /**
+     * {@code ft-overhead paired}: the detector's cost within one job. {@value #PAIRS} pairs of
+     * blocks of the three metrics, each pair once with every rank's detector running and once
+     * with it paused ({@code HeartbeatDetector.pauseForBenchmark}, right after a barrier), the
+     * order alternating per pair; each block about {@value #PAIRED_BLOCK_MS} ms per metric, so that
+     * it spans several detector periods. Same processes, same placement on the cores, same JIT
+     * state in both halves: what a separate job with {@code --hb-period 0} cannot give. Prints
+     * the median of each half, the median of the per-pair on/off ratios and their quartiles
+     * (the spread at which the job resolves a cost), and the detector's CPU share in the
+     * running halves. Returns 1 (and says why) when the job runs no detector.
+     */
+    static int overheadPaired(Intracomm world, PrintStream out, PrintStream err) throws MPIException {
+        int rank = world.getRank();
+        int[] running = {org.ftmpi.ft.detect.HeartbeatDetector.pauseForBenchmark(false) ? 1 : 0};
+        world.allReduce(running, 1, MPI.INT, MPI.MIN);
+        if (running[0] == 0) {
+            if (rank == 0) err.println("bench ft-overhead paired: needs the heartbeat detector on every rank (ranks started by"
+                    + " bin/ftmpirun with --hb-period > 0, the default)");
+            return 1;
+        }
+        // warm-up (the JIT), then a second pass that sizes the blocks to about PAIRED_BLOCK_MS on rank 0
+        double lat = 0, bw = 0, app = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            lat = latency(world, rank, 20_000);
+            bw = bandwidth(world, rank, 100);
+            app = appLoop(world, 500);
+        }
+        int[] iters = {
+            (int) Math.max(100, Math.min(5_000_000, PAIRED_BLOCK_MS * 1e3 / (2 * lat))),
+            (int) Math.max(2, Math.min(100_000, bw * 1e6 * PAIRED_BLOCK_MS / 1e3 / (16 << 16))),
+            (int) Math.max(5, Math.min(100_000, PAIRED_BLOCK_MS * 1e3 / app))};
+        world.bcast(iters, 3, MPI.INT, 0);
+        double[][] on = new double[3][PAIRS], off = new double[3][PAIRS];
+        long onWallNs = 0, onCpuNs = 0;
+        try {
+            for (int p = 0; p < PAIRS; p++) {
+                for (int half = 0; half < 2; half++) {
+                    boolean detectorOn = (p % 2 == 0) == (half == 0);
+                    world.barrier();
+                    org.ftmpi.ft.detect.HeartbeatDetector.pauseForBenchmark(!detectorOn);
+                    long t0 = System.nanoTime(), c0 = detectorCpuNs();
+                    double[][] to = detectorOn ? on : off;
+                    to[0][p] = latency(world, rank, iters[0]);
+                    to[1][p] = bandwidth(world, rank, iters[1]);
+                    to[2][p] = appLoop(world, iters[2]);
+                    if (detectorOn) {
+                        onWallNs += System.nanoTime() - t0;
+                        onCpuNs += detectorCpuNs() - c0;
+                    }
+                }
+            }
+        } finally {
+            world.barrier();
+            org.ftmpi.ft.detect.HeartbeatDetector.pauseForBenchmark(false);
+        }
+        double[] share = {onCpuNs / (double) onWallNs * 100}, maxShare = new double[1];
+        world.reduce(share, maxShare, 1, MPI.DOUBLE, MPI.MAX, 0);
+        if (rank == 0) {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "RESULT ft-overhead-paired np %d pairs %d", world.getSize(), PAIRS));
+            String[] names = {"lat8_us", "bw64k_MBps", "app_us_per_iter"};
+            for (int m = 0; m < 3; m++) {
+                double[] r = new double[PAIRS];
+                for (int p = 0; p < PAIRS; p++) r[p] = on[m][p] / off[m][p];
+                Arrays.sort(r);
+                String k = names[m];
+                sb.append(String.format(Locale.ROOT, " %s_on %.4g %s_off %.4g %s_paired %.4f %s_q1 %.4f %s_q3 %.4f",
+                        k, median(on[m]), k, median(off[m]), k, median(r), k, r[PAIRS / 4], k, r[(3 * PAIRS) / 4]));
+            }
+            sb.append(String.format(Locale.ROOT, " detector_cpu_pct %.4f", maxShare[0]));
+            out.println(sb);
+        }
+        return 0;
     }
 
     /** CPU time used so far by this process's threads named ftmpi-detector* and ftmpi-notify*. */

@@ -9,6 +9,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The detector of one rank process: a {@link DetectorCore} driven over a dedicated UDP socket
@@ -45,6 +46,10 @@ public final class HeartbeatDetector implements AutoCloseable {
     private final DatagramChannel socket;
     private final Selector selector;
     private volatile boolean closed;
+    /** Set by {@link #pauseForBenchmark}: the thread sends, reads and checks nothing while set. */
+    private volatile boolean paused;
+    /** The detector this process started last (one per rank process), for {@link #pauseForBenchmark}. */
+    private static volatile HeartbeatDetector current;
     private DetectorCore core;
     private DetectCodec codec;
     private InetSocketAddress[] peers;
@@ -135,6 +140,30 @@ public final class HeartbeatDetector implements AutoCloseable {
         thread.setDaemon(true);
         thread.setPriority(Thread.MAX_PRIORITY);
         thread.start();
+        current = this;
+    }
+
+    /**
+     * Pauses ({@code true}) or resumes ({@code false}) this process's detector thread; returns
+     * whether this process runs a detector. For the fault-free overhead benchmark only
+     * ({@code bench ft-overhead paired}, docs/benchmarks.md), which measures the same job's
+     * communication with the detector running and paused, in alternating blocks. Every rank
+     * pauses right after the same barrier, for blocks far shorter than the timeout: a paused
+     * thread sends no beat and checks no deadline, and on resuming it counts the pause as a stall
+     * of its own process (the deadline moves by the gap), so no peer is blamed for it. A rank
+     * whose peers stay paused longer than the timeout after it resumed would declare them failed.
+     */
+    public static boolean pauseForBenchmark(boolean pause) {
+        HeartbeatDetector d = current;
+        if (d == null || d.closed) return false;
+        d.pause(pause);
+        return true;
+    }
+
+    /** {@link #pauseForBenchmark} for this detector (started). */
+    void pause(boolean pause) {
+        paused = pause;
+        if (!pause) LockSupport.unpark(thread);
     }
 
     /** A failure the controller announced; returns whether it was new to this process. */
@@ -169,6 +198,9 @@ public final class HeartbeatDetector implements AutoCloseable {
     /** Stops the thread and closes the socket without BYE: to the others, as a hang (tests). */
     void closeSilently() {
         closed = true;
+        if (current == this) current = null;
+        Thread t = thread;
+        if (t != null) LockSupport.unpark(t);
         try {
             selector.close(); // wakes the detector thread up
             socket.close();
@@ -182,6 +214,10 @@ public final class HeartbeatDetector implements AutoCloseable {
         ByteBuffer bb = ByteBuffer.wrap(buf);
         DetectCodec rx = codec;
         while (!closed) {
+            if (paused) {
+                LockSupport.park(this); // until pauseForBenchmark(false) or close
+                continue;
+            }
             long now = System.nanoTime();
             // rounded up: a wait that ends before the beat is due is a wake-up for nothing
             long waitMs = Math.max(1, Math.min(tickMs, ceilMs(core.nextDueNs() - now)));

@@ -22,32 +22,10 @@ import org.junit.jupiter.api.Timeout;
 class HeartbeatDetectorTest {
     @Test
     void beatsFlowAndASilentProcessIsDeclaredByItsObserver() throws Exception {
-        int n = 3;
-        InetAddress lo = InetAddress.getLoopbackAddress();
-        HeartbeatDetector[] d = new HeartbeatDetector[n];
-        InetSocketAddress[] peers = new InetSocketAddress[n];
-        for (int r = 0; r < n; r++) {
-            d[r] = HeartbeatDetector.open(lo);
-            peers[r] = HeartbeatDetector.decodeEndpoint(d[r].endpoint());
-        }
-        long[] procIds = {11, 12, 13};
         String[] hosts = {"h", "h", "h"};
         var declared = new ConcurrentHashMap<Integer, String>(); // "observer:subject" -> how
+        HeartbeatDetector[] d = ring(7, new long[] {11, 12, 13}, hosts, 400, declared);
         try {
-            for (int r = 0; r < n; r++) {
-                int me = r;
-                d[r].start(7, new byte[32], me, procIds, hosts, peers, 20, 400, new HeartbeatDetector.Owner() {
-                    @Override
-                    public void declared(int rank, long procId, String how, boolean detectedHere) {
-                        declared.put(me * 10 + rank, how);
-                    }
-
-                    @Override
-                    public void fenced(String why) {
-                        declared.put(me * 10 + me, "fenced: " + why);
-                    }
-                });
-            }
             Await.until("every detector received beats", Duration.ofSeconds(20),
                     () -> java.util.Arrays.stream(d).allMatch(x -> received(x) >= 5));
             assertTrue(declared.isEmpty(), "no suspicion among beating processes: " + declared);
@@ -67,6 +45,42 @@ class HeartbeatDetectorTest {
         }
     }
 
+    /**
+     * The overhead benchmark's pause ({@code bench ft-overhead paired}): paused detectors send
+     * nothing, and a pause of every detector longer than the timeout is counted as a stall of
+     * each process itself, so nobody is declared when they resume.
+     */
+    @Test
+    void aPauseOfEveryDetectorLongerThanTheTimeoutDeclaresNobody() throws Exception {
+        int n = 3;
+        long timeoutMs = 300;
+        var declared = new ConcurrentHashMap<Integer, String>();
+        HeartbeatDetector[] d = ring(8, new long[] {21, 22, 23}, new String[] {"h", "h", "h"}, timeoutMs, declared);
+        try {
+            Await.until("every detector received beats", Duration.ofSeconds(20),
+                    () -> java.util.Arrays.stream(d).allMatch(x -> received(x) >= 3));
+            for (HeartbeatDetector x : d) x.pause(true);
+            long[] sent = new long[n];
+            // a beat already being sent when the pause was set may still count: read after one period
+            long t0 = System.nanoTime();
+            Await.until("one period", Duration.ofSeconds(5), () -> System.nanoTime() - t0 > 40_000_000L);
+            for (int r = 0; r < n; r++) sent[r] = sent(d[r]);
+            Await.until("three timeouts paused", Duration.ofSeconds(20),
+                    () -> System.nanoTime() - t0 > TimeUnit.MILLISECONDS.toNanos(3 * timeoutMs));
+            for (int r = 0; r < n; r++) assertEquals(sent[r], sent(d[r]), "rank " + r + " sent beats while paused");
+            long[] got = new long[n];
+            for (int r = 0; r < n; r++) got[r] = received(d[r]);
+            for (HeartbeatDetector x : d) x.pause(false);
+            Await.until("beats flow again", Duration.ofSeconds(20), () -> {
+                for (int r = 0; r < n; r++) if (received(d[r]) < got[r] + 5) return false;
+                return true;
+            });
+            assertTrue(declared.isEmpty(), "nobody declared after a pause of every detector: " + declared);
+        } finally {
+            for (HeartbeatDetector x : d) x.close();
+        }
+    }
+
     @Test
     void waitsAreRoundedUpToWholeMilliseconds() {
         assertEquals(0, HeartbeatDetector.ceilMs(-5));
@@ -74,6 +88,43 @@ class HeartbeatDetectorTest {
         assertEquals(1, HeartbeatDetector.ceilMs(1));
         assertEquals(1, HeartbeatDetector.ceilMs(1_000_000));
         assertEquals(25, HeartbeatDetector.ceilMs(24_000_001));
+    }
+
+    /**
+     * Detectors of one ring over loopback UDP, one per process id, started with a 20 ms period
+     * and {@code timeoutMs}; every declaration goes into {@code declared} as observer * 10 + subject.
+     */
+    private static HeartbeatDetector[] ring(long jobId, long[] procIds, String[] hosts, long timeoutMs,
+                                            ConcurrentHashMap<Integer, String> declared) throws Exception {
+        int n = procIds.length;
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        HeartbeatDetector[] d = new HeartbeatDetector[n];
+        InetSocketAddress[] peers = new InetSocketAddress[n];
+        for (int r = 0; r < n; r++) {
+            d[r] = HeartbeatDetector.open(lo);
+            peers[r] = HeartbeatDetector.decodeEndpoint(d[r].endpoint());
+        }
+        for (int r = 0; r < n; r++) {
+            int me = r;
+            d[r].start(jobId, new byte[32], me, procIds, hosts, peers, 20, timeoutMs, new HeartbeatDetector.Owner() {
+                @Override
+                public void declared(int rank, long procId, String how, boolean detectedHere) {
+                    declared.put(me * 10 + rank, how);
+                }
+
+                @Override
+                public void fenced(String why) {
+                    declared.put(me * 10 + me, "fenced: " + why);
+                }
+            });
+        }
+        return d;
+    }
+
+    private static long sent(HeartbeatDetector d) {
+        String c = d.counters(); // "beats sent S, received R, ..."
+        int i = c.indexOf("sent ") + "sent ".length();
+        return Long.parseLong(c.substring(i, c.indexOf(',', i)));
     }
 
     private static long received(HeartbeatDetector d) {
