@@ -139,7 +139,7 @@ final class Job implements Controller.Events {
         host = hostName();
         int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
         // slot = process id - 1: the ranks, the spares, and room for replacements
-        afterFailure.later(new Message(console, null)); // loads and runs the failure path's deferral now
+        afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
         for (int r = 0; r < n; r++) {
             try {
@@ -377,10 +377,14 @@ final class Job implements Controller.Events {
         afterFailure.later(() -> console.log(line.get()));
     }
 
-    /** A line printed later ({@link AfterFailure}): a class, not a lambda, loaded at the job's start. */
-    private record Message(LauncherConsole console, String text) implements Runnable {
+    /**
+     * Deferred work of a failure ({@link AfterFailure}): fences {@code fence} if not null, then
+     * prints {@code text} if not null. A class, not a lambda, loaded at the job's start.
+     */
+    private record Message(LauncherConsole console, Process fence, String text) implements Runnable {
         @Override
         public void run() {
+            if (fence != null) Job.fence(fence);
             if (text != null) console.message(text);
         }
     }
@@ -539,7 +543,7 @@ final class Job implements Controller.Events {
      */
     private void deathMessage(String line) {
         if (abortOnFailure) console.message(line);
-        else afterFailure.later(new Message(console, line));
+        else afterFailure.later(new Message(console, null, line));
     }
 
     /** The exit status of a death the watch reported arrived: the line it would have had, then the status. */
@@ -661,7 +665,7 @@ final class Job implements Controller.Events {
         assignedSpares.add(p);
         running++;
         int left = spares.size();
-        afterFailure.later(new Message(console, "rank " + rank + " is taken over by a warm spare (pid " + p.pid()
+        afterFailure.later(new Message(console, null, "rank " + rank + " is taken over by a warm spare (pid " + p.pid()
                 + ", process id " + spare + "); " + left + " spare(s) left"));
     }
 
@@ -758,10 +762,7 @@ final class Job implements Controller.Events {
         // as it does now, and its teardown (exit_mmap of a JVM: ms of CPU) is off the recovery too.
         String line = what + "; killed it (SIGKILL), the survivors "
                 + (recovering ? "recover (" + modes() + ")" : "continue (recovery-mode ignore)");
-        afterFailure.later(() -> {
-            fence(p);
-            console.message(line);
-        });
+        afterFailure.later(new Message(console, p, line));
         if (recovering) {
             if (!checkAllLost(FENCED_STATUS) && rebuild) respawn(rank);
         } else if (firstNonZero == 0) {

@@ -50,10 +50,11 @@ public final class LauncherOptions {
                                     or MPI.COMM_WORLD.dup()), "auto" (in the first call that
                                     sees the failure); "ignore": never, the survivors go on
                                     without recovery (ULFM revoke/agree/shrink; the exit
-                                    status still names the dead rank). After a failure the controller tells the survivors at
-                                    once and defers its other work (finding and killing a
-                                    declared-failed process's descendants, the death's lines)
-                                    by --opt fence-delay=MS (default 200)
+                                    status still names the dead rank). After a failure the
+                                    controller tells the survivors at once and defers its
+                                    other work (killing a declared-failed process and its
+                                    descendants, the death's lines) by --opt fence-delay=MS
+                                    (default 200)
               -sp S, --spares S     start S warm spare JVMs (loaded, connected, waiting) that
                                     take over failed ranks under --comm-mode rebuild; when
                                     they run out, new processes are started; a rank that
