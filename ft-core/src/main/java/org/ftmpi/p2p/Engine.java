@@ -142,6 +142,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         transportsOpen = true;
         this.job = runtime.exchange(endpoints);
+        this.waiterDuty = runtime.waiterDuty();
         if (restarting) trace.record(FtTrace.EXCHANGED, rank, 0);
         this.idleStart = idleStart(job, idleMode);
         List<Transport> order = transports;
@@ -606,6 +607,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     private final int idleStart;
 
+    /** {@link RankRuntime#waiterDuty}, or null: run by threads waiting in {@link #pause}. */
+    private Runnable waiterDuty;
+    /** Idle polls of this engine's waiters (plain: a lost update only shifts a duty call). */
+    private int idlePolls;
+    /** Waiters run {@link #waiterDuty} every this many idle polls (a power of two) before they park. */
+    private static final int WAITER_DUTY_POLLS = 256;
+
     /** The adaptive length of the spin phase (see {@link SpinBudget}). */
     private final SpinBudget spin = new SpinBudget();
 
@@ -616,6 +624,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * shortens the next spin phases.
      */
     public int pause(int idle) {
+        Runnable duty = waiterDuty;
+        // the runtime's work (the detector's round) costs a clock read when nothing is due: every
+        // WAITER_DUTY_POLLS idle polls while spinning or yielding, at every park
+        if (duty != null && ((++idlePolls & (WAITER_DUTY_POLLS - 1)) == 0 || idle >= IDLE_YIELD)) duty.run();
         if (idle <= IDLE_SPIN && idleStart == 0) {
             if (idle == 0) spin.streakStarted();
             if (idle < spin.polls()) {

@@ -349,6 +349,12 @@ public final class ControlClient implements RankRuntime {
         return Long.parseLong(p.option("hb-timeout", Long.toString(HeartbeatDetector.DEFAULT_TIMEOUT_MS)));
     }
 
+    @Override
+    public Runnable waiterDuty() {
+        HeartbeatDetector d = detector;
+        return d != null && d.started() ? d::pollFromWaiter : null;
+    }
+
     /** Hands a failure to the listener unless this rank's failure was delivered before. */
     private void deliver(int rank, long procId, String how) {
         synchronized (delivered) {

@@ -43,6 +43,17 @@ public interface RankRuntime extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Work that a thread waiting in an MPI call should do for the runtime between two polls of
+     * the transports (it must return at once when nothing is due, and never block), or null.
+     * Valid after {@link #exchange}. A real rank process returns its heartbeat detector's round
+     * ({@link org.ftmpi.ft.detect.HeartbeatDetector#pollFromWaiter}), so that the detector thread
+     * need not wake while the application waits anyway.
+     */
+    default Runnable waiterDuty() {
+        return null;
+    }
+
     @Override
     void close();
 }

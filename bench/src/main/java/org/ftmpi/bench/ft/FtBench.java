@@ -153,7 +153,7 @@ public final class FtBench {
             (int) Math.max(5, Math.min(100_000, PAIRED_BLOCK_MS * 1e3 / app))};
         world.bcast(iters, 3, MPI.INT, 0);
         double[][] on = new double[3][PAIRS], off = new double[3][PAIRS];
-        long onWallNs = 0, onCpuNs = 0;
+        long onWallNs = 0, onCpuNs = 0, onWaiterNs = 0, onWaiterRounds = 0;
         try {
             for (int p = 0; p < PAIRS; p++) {
                 for (int half = 0; half < 2; half++) {
@@ -161,6 +161,7 @@ public final class FtBench {
                     world.barrier();
                     org.ftmpi.ft.detect.HeartbeatDetector.pauseForBenchmark(!detectorOn);
                     long t0 = System.nanoTime(), c0 = detectorCpuNs();
+                    long[] w0 = org.ftmpi.ft.detect.HeartbeatDetector.waiterWork();
                     double[][] to = detectorOn ? on : off;
                     to[0][p] = latency(world, rank, iters[0]);
                     to[1][p] = bandwidth(world, rank, iters[1]);
@@ -168,6 +169,9 @@ public final class FtBench {
                     if (detectorOn) {
                         onWallNs += System.nanoTime() - t0;
                         onCpuNs += detectorCpuNs() - c0;
+                        long[] w1 = org.ftmpi.ft.detect.HeartbeatDetector.waiterWork();
+                        onWaiterRounds += w1[0] - w0[0];
+                        onWaiterNs += w1[1] - w0[1];
                     }
                 }
             }
@@ -175,8 +179,9 @@ public final class FtBench {
             world.barrier();
             org.ftmpi.ft.detect.HeartbeatDetector.pauseForBenchmark(false);
         }
-        double[] share = {onCpuNs / (double) onWallNs * 100}, maxShare = new double[1];
-        world.reduce(share, maxShare, 1, MPI.DOUBLE, MPI.MAX, 0);
+        double[] share = {onCpuNs / (double) onWallNs * 100, onWaiterNs / (double) onWallNs * 100,
+            onWaiterRounds / (onWallNs / 1e9)}, maxShare = new double[3];
+        world.reduce(share, maxShare, 3, MPI.DOUBLE, MPI.MAX, 0);
         if (rank == 0) {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "RESULT ft-overhead-paired np %d pairs %d", world.getSize(), PAIRS));
             String[] names = {"lat8_us", "bw64k_MBps", "app_us_per_iter"};
@@ -188,7 +193,8 @@ public final class FtBench {
                 sb.append(String.format(Locale.ROOT, " %s_on %.4g %s_off %.4g %s_paired %.4f %s_q1 %.4f %s_q3 %.4f",
                         k, median(on[m]), k, median(off[m]), k, median(r), k, r[PAIRS / 4], k, r[(3 * PAIRS) / 4]));
             }
-            sb.append(String.format(Locale.ROOT, " detector_cpu_pct %.4f", maxShare[0]));
+            sb.append(String.format(Locale.ROOT, " detector_cpu_pct %.4f waiter_duty_pct %.4f waiter_rounds_per_s %.1f",
+                    maxShare[0], maxShare[1], maxShare[2]));
             out.println(sb);
         }
         return 0;

@@ -19,8 +19,20 @@ import java.util.concurrent.locks.LockSupport;
  * published with the rank's other endpoints), {@link #start} once the table is known,
  * {@link #finalizeDone()}, {@link #close()}.
  *
- * <p><b>Note:</b> thread-safe. One daemon thread {@code ftmpi-detector} (maximum priority)
- * owns the socket's receive side and the codec; sends from other threads synchronize on the codec.
+ * <p>Who does the work: an application thread that waits in an MPI call polls anyway, so the
+ * engine calls {@link #pollFromWaiter} from its idle loop, and when a beat or a deadline is due
+ * that thread reads the datagrams that arrived, sends the beat and checks the deadline (a round:
+ * 0.1-0.3 ms once a period, mostly cold caches and the kernel's UDP path). While threads wait in
+ * MPI, the detector thread sleeps for {@link #handoffNs(long, long)} at a time and is not woken
+ * by datagrams; when no thread waited in MPI for more than a period (the application computes,
+ * or sleeps), it takes the rounds back. Why: on this project's 2-vCPU VMs a timed wake-up of a
+ * thread costs 85-130 us of CPU however little it does, on top of the round, and on a host with
+ * as many busy ranks as cores every wake-up preempts a rank (docs/benchmarks.md, "Issue 7,
+ * session 11").
+ *
+ * <p><b>Note:</b> thread-safe. One daemon thread {@code ftmpi-detector} (maximum priority);
+ * whoever holds {@link #duty} (that thread or a waiting application thread) reads the socket and
+ * drives the core; sends from any thread synchronize on the codec.
  */
 public final class HeartbeatDetector implements AutoCloseable {
     /** Key of the detector's endpoint in the exchanged endpoint maps. */
@@ -55,6 +67,21 @@ public final class HeartbeatDetector implements AutoCloseable {
     private InetSocketAddress[] peers;
     private ByteBuffer sendBuf;
     private Thread thread;
+    /** Held by the thread that reads the socket and drives the core now (never two at once). */
+    private final java.util.concurrent.atomic.AtomicBoolean duty = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The receive buffer, used under {@link #duty}. */
+    private final byte[] rxBuf = new byte[DetectCodec.MAX_DATAGRAM];
+    private final ByteBuffer rxBb = ByteBuffer.wrap(rxBuf);
+    /** When the core wants to be driven next ({@link DetectorCore#nextDueNs}); Long.MAX_VALUE before start. */
+    private volatile long dueNs = Long.MAX_VALUE;
+    /** When a waiting application thread last called {@link #pollFromWaiter}; 0: never. */
+    private volatile long waiterPollNs;
+    private long periodNs;
+    private long handoffNs;
+    /** Rounds driven by waiting application threads, and the time they spent in them (ns). */
+    private volatile long waiterRounds, waiterWorkNs;
+    /** Rounds the detector thread did itself. */
+    private volatile long threadRounds;
 
     private HeartbeatDetector(DatagramChannel socket, Selector selector) {
         this.socket = socket;
@@ -112,11 +139,14 @@ public final class HeartbeatDetector implements AutoCloseable {
         this.codec = new DetectCodec(jobId, secret);
         this.sendBuf = ByteBuffer.allocate(DetectCodec.MAX_DATAGRAM);
         this.peers = peers.clone();
-        // The thread wakes when the next beat or deadline is due, and for a datagram: at a 50 ms
-        // period about 40 times a second (its own beats and its predecessor's), no more, since
-        // on a machine with as many busy ranks as cores every wake-up preempts a rank.
+        // The thread wakes when the next beat or deadline is due, and for a datagram (about 20
+        // times a second at a 50 ms period: the ring's beats fall into step), unless waiting
+        // application threads drive the core; then it wakes once per hand-off period.
         long tickMs = Math.max(1, periodMs);
-        long tickNs = TimeUnit.MILLISECONDS.toNanos(tickMs);
+        this.periodNs = TimeUnit.MILLISECONDS.toNanos(tickMs);
+        this.handoffNs = handoffNs(periodNs, TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        // the longest gap between two rounds when nothing stalls: a hand-off and a period
+        long tickNs = handoffNs + periodNs;
         DetectorCore.Actions actions = new DetectorCore.Actions() {
             @Override
             public void send(int toRank, DetectMessage m) {
@@ -136,11 +166,89 @@ public final class HeartbeatDetector implements AutoCloseable {
         core = new DetectorCore(me, procIds, RingPlan.of(jobId, hosts),
                 TimeUnit.MILLISECONDS.toNanos(periodMs), TimeUnit.MILLISECONDS.toNanos(timeoutMs), tickNs, actions);
         core.start(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMs, 1_000)));
+        dueNs = core.nextDueNs();
         thread = new Thread(() -> loop(tickMs), "ftmpi-detector");
         thread.setDaemon(true);
         thread.setPriority(Thread.MAX_PRIORITY);
         thread.start();
         current = this;
+    }
+
+    /**
+     * How long the detector thread sleeps while waiting application threads drive the core: an
+     * eighth of the timeout, at least a period. It bounds how late the thread takes the work back
+     * when the application stops calling MPI (its beats are then at most this much later than
+     * usual, far inside the timeout), and how late a computing process acts on a datagram that
+     * arrived meanwhile.
+     */
+    static long handoffNs(long periodNs, long timeoutNs) {
+        return Math.max(periodNs, timeoutNs / 8);
+    }
+
+    /**
+     * Called by an application thread that waits in an MPI call, between two polls of the
+     * transports (Engine's idle loop): when a beat or a deadline is due, this thread does the
+     * detector's round (reads the datagrams that arrived, sends the beat, checks the deadline),
+     * so that the detector thread need not wake for it. Costs a clock read when nothing is due.
+     * Never blocks: returns at once while another thread does a round.
+     */
+    public void pollFromWaiter() {
+        long now = System.nanoTime();
+        waiterPollNs = now == 0 ? 1 : now;
+        if (now - dueNs < 0 || paused || closed) return;
+        // an NIO operation by a thread with its interrupt status set could close the channel
+        if (Thread.currentThread().isInterrupted() || !duty.compareAndSet(false, true)) return;
+        try {
+            round();
+            long end = System.nanoTime();
+            waiterRounds++;
+            waiterWorkNs += end - now;
+        } finally {
+            duty.set(false);
+        }
+    }
+
+    /**
+     * For {@code bench ft-overhead paired}: the rounds that waiting application threads of this
+     * process did for the detector, and the nanoseconds they spent in them; {0, 0} without a detector.
+     */
+    public static long[] waiterWork() {
+        HeartbeatDetector d = current;
+        return d == null ? new long[2] : new long[] {d.waiterRounds, d.waiterWorkNs};
+    }
+
+    /**
+     * Whether application threads wait in MPI calls, so that one of them will do the next round
+     * when it is due: one called {@link #pollFromWaiter} within the last period.
+     */
+    private boolean waitersDrive(long now) {
+        long p = waiterPollNs;
+        return p != 0 && now - p < periodNs;
+    }
+
+    /**
+     * One round, by the holder of {@link #duty}: every datagram that arrived (also during a
+     * pause of this process) before the tick, then the tick.
+     */
+    private void round() {
+        DetectCodec rx = codec;
+        try {
+            while (true) {
+                rxBb.clear();
+                if (socket.receive(rxBb) == null) break;
+                DetectMessage m;
+                synchronized (rx) {
+                    m = rx.decode(rxBuf, rxBb.position());
+                }
+                if (m != null) core.receive(m, System.nanoTime());
+            }
+        } catch (IOException e) {
+            // closed (the loop ends), or a transient receive error such as ICMP port unreachable
+        }
+        core.tick(System.nanoTime());
+        long due = core.nextDueNs(), t = System.nanoTime();
+        // nothing due ahead (leaving, or fenced): look again a period later, not at every poll
+        dueNs = due - t > 0 ? due : t + periodNs;
     }
 
     /**
@@ -184,7 +292,8 @@ public final class HeartbeatDetector implements AutoCloseable {
 
     public String counters() {
         DetectorCore c = core;
-        return c == null ? "not started" : c.counters();
+        return c == null ? "not started" : c.counters() + ", rounds by waiting threads " + waiterRounds
+                + ", by the detector thread " + threadRounds;
     }
 
     /** Says BYE to the observer and closes the socket. */
@@ -210,36 +319,40 @@ public final class HeartbeatDetector implements AutoCloseable {
     }
 
     private void loop(long tickMs) {
-        byte[] buf = new byte[DetectCodec.MAX_DATAGRAM];
-        ByteBuffer bb = ByteBuffer.wrap(buf);
-        DetectCodec rx = codec;
         while (!closed) {
             if (paused) {
                 LockSupport.park(this); // until pauseForBenchmark(false) or close
                 continue;
             }
             long now = System.nanoTime();
-            // rounded up: a wait that ends before the beat is due is a wake-up for nothing
-            long waitMs = Math.max(1, Math.min(tickMs, ceilMs(core.nextDueNs() - now)));
+            if (waitersDrive(now)) {
+                // not woken by datagrams: a waiting thread reads them when its round is due
+                LockSupport.parkNanos(this, handoffNs);
+                continue;
+            }
+            long untilDue = dueNs - now;
             try {
-                if (selector.select(waitMs) > 0) selector.selectedKeys().clear();
-                // every datagram that arrived (also during a pause of this process) before the tick
-                while (true) {
-                    bb.clear();
-                    if (socket.receive(bb) == null) break;
-                    DetectMessage m;
-                    synchronized (rx) {
-                        m = rx.decode(buf, bb.position());
-                    }
-                    if (m != null) core.receive(m, System.nanoTime());
+                if (untilDue <= 0) {
+                    selector.selectNow();
+                } else {
+                    // rounded up: a wait that ends before the beat is due is a wake-up for nothing
+                    selector.select(Math.min(tickMs, ceilMs(untilDue)));
                 }
-            } catch (java.nio.channels.ClosedSelectorException | java.nio.channels.ClosedChannelException e) {
+                selector.selectedKeys().clear();
+            } catch (java.nio.channels.ClosedSelectorException e) {
                 return;
             } catch (IOException e) {
                 if (closed) return;
-                // a transient receive error (e.g. ICMP port unreachable): keep going
             }
-            core.tick(System.nanoTime());
+            if (closed) return;
+            if (duty.compareAndSet(false, true)) {
+                try {
+                    round();
+                    threadRounds++;
+                } finally {
+                    duty.set(false);
+                }
+            }
         }
     }
 

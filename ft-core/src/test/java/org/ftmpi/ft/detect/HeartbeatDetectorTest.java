@@ -81,6 +81,79 @@ class HeartbeatDetectorTest {
         }
     }
 
+    /**
+     * Threads waiting in MPI calls drive the detector ({@link HeartbeatDetector#pollFromWaiter},
+     * called from the engine's idle loop): while they poll, the rounds are theirs, beats flow
+     * and a silent process is still declared and the news relayed by a process whose rounds are
+     * all done by its waiters; when they stop polling, the detector thread takes the rounds back
+     * and nobody is blamed for the hand-off.
+     */
+    @Test
+    void waitingThreadsDriveTheRoundsAndTheDetectorThreadTakesThemBackWhenTheyStop() throws Exception {
+        int n = 3;
+        String[] hosts = {"h", "h", "h"};
+        var declared = new ConcurrentHashMap<Integer, String>();
+        HeartbeatDetector[] d = ring(9, new long[] {31, 32, 33}, hosts, 600, declared);
+        boolean[] polling = new boolean[n];
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread[] waiters = new Thread[n];
+        for (int r = 0; r < n; r++) {
+            HeartbeatDetector x = d[r];
+            int me = r;
+            polling[r] = true;
+            waiters[r] = new Thread(() -> {
+                while (!stop.get()) {
+                    boolean on;
+                    synchronized (polling) {
+                        on = polling[me];
+                    }
+                    if (on) x.pollFromWaiter();
+                    java.util.concurrent.locks.LockSupport.parkNanos(200_000); // a waiter's park phase
+                }
+            }, "waiter-" + r);
+            waiters[r].setDaemon(true);
+            waiters[r].start();
+        }
+        try {
+            Await.until("waiting threads did rounds on every process, beats flowed", Duration.ofSeconds(20),
+                    () -> java.util.Arrays.stream(d).allMatch(x -> waiterRounds(x) >= 5 && received(x) >= 5));
+            assertTrue(declared.isEmpty(), "no suspicion while waiters drive: " + declared);
+
+            // process 0's waiters stop (its application computes): its detector thread takes over
+            synchronized (polling) {
+                polling[0] = false;
+            }
+            long threadRounds0 = threadRounds(d[0]);
+            long got = received(d[plan(hosts).successor(0, new java.util.BitSet())]);
+            Await.until("process 0's detector thread beats again", Duration.ofSeconds(20),
+                    () -> threadRounds(d[0]) >= threadRounds0 + 5
+                            && received(d[plan(hosts).successor(0, new java.util.BitSet())]) >= got + 5);
+            assertTrue(declared.isEmpty(), "nobody blamed for the hand-off: " + declared);
+
+            // a silent process (closed without BYE) is declared; the third learns it from a datagram
+            int silent = 1, observer = plan(hosts).successor(silent, new java.util.BitSet()), third = 3 - silent - observer;
+            synchronized (polling) {
+                polling[silent] = false;
+            }
+            d[silent].closeSilently();
+            Await.until("rank " + silent + " declared by its observer " + observer, Duration.ofSeconds(20),
+                    () -> declared.containsKey(observer * 10 + silent));
+            Await.until("rank " + third + " learns of it", Duration.ofSeconds(20),
+                    () -> declared.containsKey(third * 10 + silent));
+            assertEquals(2, declared.size(), "only the silent process was declared: " + declared);
+        } finally {
+            stop.set(true);
+            for (Thread t : waiters) t.join(10_000);
+            for (HeartbeatDetector x : d) x.close();
+        }
+    }
+
+    @Test
+    void theDetectorThreadSleepsAnEighthOfTheTimeoutAtLeastAPeriodWhileWaitersDrive() {
+        assertEquals(250_000_000L, HeartbeatDetector.handoffNs(50_000_000L, 2_000_000_000L));
+        assertEquals(200_000_000L, HeartbeatDetector.handoffNs(200_000_000L, 1_000_000_000L));
+    }
+
     @Test
     void waitsAreRoundedUpToWholeMilliseconds() {
         assertEquals(0, HeartbeatDetector.ceilMs(-5));
@@ -119,6 +192,25 @@ class HeartbeatDetectorTest {
             });
         }
         return d;
+    }
+
+    private static RingPlan plan(String[] hosts) {
+        return RingPlan.of(9, hosts);
+    }
+
+    private static long waiterRounds(HeartbeatDetector d) {
+        return counter(d, "rounds by waiting threads ");
+    }
+
+    private static long threadRounds(HeartbeatDetector d) {
+        return counter(d, "by the detector thread ");
+    }
+
+    private static long counter(HeartbeatDetector d, String name) {
+        String c = d.counters();
+        int i = c.indexOf(name) + name.length();
+        int e = c.indexOf(',', i);
+        return Long.parseLong(c.substring(i, e < 0 ? c.length() : e));
     }
 
     private static long sent(HeartbeatDetector d) {
