@@ -2032,13 +2032,19 @@ public class Comm implements Freeable, Cloneable {
     private void awaitKnown(int[] worlds) {
         // Read under the engine's lock (failedMembers), not engine.isFailed: the engine marks a
         // process failed before it records the failure in each communicator, and an ackFailed()
-        // between the two would acknowledge nothing.
+        // between the two would acknowledge nothing. A loop, not a stream with a lambda: this runs
+        // on the first failure's path, where a stream loaded classes and spun a hidden class,
+        // and queued JIT compilations of the class-file API that competed with the survivors'
+        // next operations (docs/benchmarks.md, "Issue 7, session 11").
         int idle = 0;
         for (int w : worlds) {
-            while (!java.util.Arrays.stream(engine.failedMembers(ft)).anyMatch(x -> x == w)) {
-                idle = engine.progressOrPause(idle);
-            }
+            while (!contains(engine.failedMembers(ft), w)) idle = engine.progressOrPause(idle);
         }
+    }
+
+    private static boolean contains(int[] a, int x) {
+        for (int v : a) if (v == x) return true;
+        return false;
     }
 
     private static final int[] NONE = {};

@@ -115,14 +115,26 @@ public final class Group implements Freeable {
     public static Group intersection(Group group1, Group group2) throws MPIException {
         int[] a = arg(group1, "intersection", "group1");
         Map<Integer, Integer> inB = index(arg(group2, "intersection", "group2"));
-        return new Group(Arrays.stream(a).filter(inB::containsKey).toArray(), self(group1, group2));
+        return new Group(select(a, inB, true), self(group1, group2));
     }
 
     /** MPI_GROUP_DIFFERENCE: the members of group1 that are not in group2, in group1's order. */
     public static Group difference(Group group1, Group group2) throws MPIException {
         int[] a = arg(group1, "difference", "group1");
         Map<Integer, Integer> inB = index(arg(group2, "difference", "group2"));
-        return new Group(Arrays.stream(a).filter(w -> !inB.containsKey(w)).toArray(), self(group1, group2));
+        return new Group(select(a, inB, false), self(group1, group2));
+    }
+
+    /**
+     * The members of {@code a}, in order, that are ({@code in}) or are not in {@code b}. A loop,
+     * not a stream with a lambda: ULFM programs call {@link #difference} with {@code getFailed()}
+     * right after a failure, where a first stream loads classes and spins a hidden class.
+     */
+    private static int[] select(int[] a, Map<Integer, Integer> b, boolean in) {
+        int[] out = new int[a.length];
+        int n = 0;
+        for (int w : a) if (b.containsKey(w) == in) out[n++] = w;
+        return Arrays.copyOf(out, n);
     }
 
     /** MPI_GROUP_INCL: the processes of ranks {@code ranks} (distinct), in that order. */

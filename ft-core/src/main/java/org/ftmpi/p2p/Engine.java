@@ -856,7 +856,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.DATA -> onData(h, payload);
             case FrameHeader.FT -> {
                 int ctx = FrameHeader.context(h);
-                if (trace.messages() && recoveryContext(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
+                if (trace.messages() && traced(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
                 if (ctx == WELCOME) welcome(FrameHeader.epoch(h));
                 else if (ctx == FAILED) failedReported(peer, FrameHeader.tag(h), payload);
                 else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
@@ -1359,7 +1359,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Sends a fault-tolerance control frame (never matched against receives). */
     void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
         if (peerFailed[worldRank]) return;
-        if (trace.messages() && recoveryContext(context)) trace.record(FtTrace.SENT, kind, worldRank);
+        if (trace.messages() && traced(context)) trace.record(FtTrace.SENT, kind, worldRank);
         try {
             writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, length,
                     MemorySegment.ofArray(payload), 0, length);
@@ -1405,7 +1405,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     public Decision agree(CommFt f, int k, int value) throws P2pException {
         Agreement g;
-        boolean traced = recoveryContext(f.context); // not the application's agreements
+        boolean traced = traced(f.context); // the application's agreements only with ft-trace=all
         if (traced) trace.record(FtTrace.AGREE, f.context, k);
         lock.lock();
         try {
@@ -1670,6 +1670,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Whether {@code context} is a recovery communicator's ({@code -2 - 2g}, g >= 1), whose agreement the trace shows. */
     private static boolean recoveryContext(int context) {
         return context <= -4 && context > FAILED;
+    }
+
+    /** Whether the agreements of {@code context} are traced: a recovery's, and with {@code ft-trace=all} every one. */
+    private boolean traced(int context) {
+        return trace.all() || recoveryContext(context);
     }
 
     /** A replacement learns the survivors' generation from their WELCOME. */
@@ -2134,6 +2139,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     @Override
     public void close() {
+        if (trace.all()) trace.print(System.err, rank); // ft-trace=all: the application's agreements too
         closed = true;
         pools.remove(); // the pools of other threads go with them (a rank's thread, MPI.Finalize's)
         if (agent != null) agent.interrupt();

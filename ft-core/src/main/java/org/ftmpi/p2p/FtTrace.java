@@ -5,7 +5,9 @@ import java.io.PrintStream;
 /**
  * The recovery timeline of one process (job option {@code ft-trace}): {@code true} records each
  * phase of a failure's handling, {@code messages} also every message of the recovery's
- * agreement sent and received (the application's own agreements are not recorded). Each event is a {@link System#nanoTime()} stamp (CLOCK_MONOTONIC on Linux: one
+ * agreement sent and received (the application's own agreements are not recorded), {@code all}
+ * also the application's agreements ({@code agree}, {@code shrink}: start, messages, decision),
+ * printed when the engine closes (MPI_Finalize). Each event is a {@link System#nanoTime()} stamp (CLOCK_MONOTONIC on Linux: one
  * clock for every process of a host) and two integers, written into a preallocated array, so
  * recording costs no allocation, string building or I/O on the failure path; the events are
  * printed afterwards, one line each ({@code ftmpi: trace: rank R: t=NS EVENT ...}), and
@@ -33,7 +35,13 @@ public final class FtTrace {
         "by another survivor"};
     /** Agreement message kinds by {@link FtProtocol} kind number. */
     private static final String[] KINDS = {"?", "REVOKE", "CONTRIB", "PROPOSE", "ACK", "COMMIT", "FAST"};
+    /** Events kept until printed; {@link #ALL_CAPACITY} with {@code ft-trace=all}. */
     private static final int CAPACITY = 4096;
+    /**
+     * Events kept with {@code ft-trace=all} (5 MiB): {@code bench ft-agree} at np 8 records about
+     * 40,000 (some 1,300 agreements before and after its failure).
+     */
+    static final int ALL_CAPACITY = 1 << 18;
 
     /**
      * A warm spare's events before its rank's engine exists: the assignment, the user's main
@@ -46,14 +54,21 @@ public final class FtTrace {
 
     private final boolean on;
     private final boolean messages;
-    private final long[] time = new long[CAPACITY];
-    private final int[] what = new int[CAPACITY], a = new int[CAPACITY], b = new int[CAPACITY];
+    private final boolean all;
+    private final long[] time;
+    private final int[] what, a, b;
     private int count, dropped;
 
-    /** A trace for the value of job option {@code ft-trace}: {@code true}, {@code messages}, or off. */
+    /** A trace for the value of job option {@code ft-trace}: {@code true}, {@code messages}, {@code all}, or off. */
     public FtTrace(String option) {
-        messages = "messages".equals(option);
+        all = "all".equals(option);
+        messages = all || "messages".equals(option);
         on = messages || "true".equals(option);
+        int capacity = !on ? 0 : all ? ALL_CAPACITY : CAPACITY;
+        time = new long[capacity];
+        what = new int[capacity];
+        a = new int[capacity];
+        b = new int[capacity];
     }
 
     /** Whether phases are recorded. */
@@ -64,6 +79,11 @@ public final class FtTrace {
     /** Whether agreement messages are recorded. */
     boolean messages() {
         return messages;
+    }
+
+    /** Whether the application's agreements are recorded too ({@code ft-trace=all}), not only the recoveries'. */
+    boolean all() {
+        return all;
     }
 
     /** A warm spare was assigned {@code rank}: its later {@link #early} events are kept too. */
@@ -89,7 +109,7 @@ public final class FtTrace {
     /** Records event {@code kind} at {@code t}. */
     public synchronized void record(long t, int kind, int x, int y) {
         if (!on) return;
-        if (count == CAPACITY) {
+        if (count == time.length) {
             dropped++;
             return;
         }

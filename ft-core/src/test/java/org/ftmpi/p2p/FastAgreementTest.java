@@ -151,6 +151,40 @@ class FastAgreementTest {
                 FtProtocol.direct(1, 3));
     }
 
+    /**
+     * {@code ft-trace=all} records an application's agreement (context 0, not a recovery's): its
+     * start, each FAST message sent and received, and the decision; {@code ft-trace=messages}
+     * records the recoveries' agreements only, so nothing here.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void ftTraceAllRecordsTheApplicationsAgreements() throws Exception {
+        for (String mode : new String[] {"all", "messages"}) {
+            Map<String, String> o = new java.util.HashMap<>(options(8));
+            o.put("ft-trace", mode);
+            String[] printed = new String[3];
+            run(3, o, (job, engines) -> { }, (rank, e, f) -> {
+                assertEquals(1, e.agree(f, 64, 1).value());
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                e.trace().print(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8), rank);
+                printed[rank] = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+            });
+            for (int r = 0; r < 3; r++) {
+                String p = printed[r];
+                if (mode.equals("messages")) {
+                    assertEquals("", p, "ft-trace=messages, rank " + r);
+                    continue;
+                }
+                String at = "ftmpi: trace: rank " + r + ": t=";
+                int start = p.indexOf("agreement started, context 0, instance 64");
+                int decided = p.indexOf("decided, value 1, failed 0");
+                assertTrue(start >= 0 && decided > start, "rank " + r + ":\n" + p);
+                assertTrue(p.contains("sent FAST to rank") && p.contains("received FAST from rank"), "rank " + r + ":\n" + p);
+                for (String line : p.split("\n")) assertTrue(line.startsWith(at), line);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ harness
 
     interface Setup {

@@ -29,7 +29,9 @@ import mpi.Request;
  *     still in the communicator). Each operation timed alone after a barrier; its time is the
  *     maximum over the ranks; medians over the repetitions, after an untimed warm-up pass of the
  *     failure-free agree/allreduce pairs and of the shrinks (the JIT: 8 JVMs on 2 cores compile
- *     slowly, and ULFM's figures are C).</li>
+ *     slowly, and ULFM's figures are C). The three operations right after the failure are made
+ *     (their lambdas linked) before it; one {@code TRACE ft-agree} line per survivor gives, in us
+ *     after the kill, when it was told and when each of the three started and returned.</li>
  * </ul>
  * Run under {@code --recovery-mode ignore} (the detect and agree programs kill a rank).
  */
@@ -434,10 +436,15 @@ public final class FtBench {
         long t0 = System.nanoTime();
         op.run();
         long t1 = System.nanoTime();
+        lastStart = t0;
+        lastEnd = t1;
         double[] max = new double[1];
         sync.allReduce(new double[] {(t1 - t0) / 1e3}, max, 1, MPI.DOUBLE, MPI.MAX);
         return max[0];
     }
+
+    /** {@link System#nanoTime()} when the last {@link #timed} operation of this rank started and returned. */
+    private static long lastStart, lastEnd;
 
     static double median(double[] a) {
         double[] s = a.clone();
@@ -474,20 +481,48 @@ public final class FtBench {
             world.recv(new int[1], 1, MPI.INT, 0, 77); // killed here
             return;
         }
-        alive.barrier(); // every survivor left the world barrier before the kill
-        if (rank == 0) ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly();
-        while (world.getFailed().getSize() == 0) Thread.onSpinWait();
-        double first = timed(alive, () -> {
+        // The operations after the failure, made before it: a lambda is linked (a hidden class
+        // spun, and the JIT queued compilations of the class-file API) where it is first
+        // evaluated, which would otherwise be between the failure and the measured calls, where
+        // a C program measured by ULFM's anchor has nothing of the kind.
+        Intracomm[] s = new Intracomm[1];
+        Op firstAgree = () -> {
             try {
                 world.agree(1);
             } catch (ProcFailedException e) {
                 // expected: the failure is not acknowledged yet
             }
-        });
+        };
+        Op agreeOnWorld = () -> world.agree(1);
+        Op shrinkWorld = () -> s[0] = world.shrink();
+        alive.barrier(); // every survivor left the world barrier before the kill
+        long killNs = System.nanoTime();
+        if (rank == 0) ProcessHandle.of(pids[victim]).orElseThrow().destroyForcibly();
+        while (world.getFailed().getSize() == 0) Thread.onSpinWait();
+        long[] stamps = new long[8]; // kill (rank 0), told, then start and return of the three operations
+        stamps[0] = killNs;
+        stamps[1] = System.nanoTime();
+        double first = timed(alive, firstAgree);
+        stamps[2] = lastStart;
+        stamps[3] = lastEnd;
         world.ackFailed();
-        double acked = timed(alive, () -> world.agree(1));
-        Intracomm[] s = new Intracomm[1];
-        double shrinkAfter = timed(alive, () -> s[0] = world.shrink());
+        double acked = timed(alive, agreeOnWorld);
+        stamps[4] = lastStart;
+        stamps[5] = lastEnd;
+        double shrinkAfter = timed(alive, shrinkWorld);
+        stamps[6] = lastStart;
+        stamps[7] = lastEnd;
+        long[] allStamps = new long[8 * alive.getSize()];
+        alive.gather(stamps, 8, MPI.LONG, allStamps, 8, MPI.LONG, 0);
+        if (rank == 0) {
+            // per survivor, us after the kill (System.nanoTime: one clock for the processes of a host)
+            for (int r = 0; r < alive.getSize(); r++) {
+                StringBuilder t = new StringBuilder();
+                for (int i = 1; i < 8; i++) t.append(String.format(Locale.ROOT, " %.1f", (allStamps[8 * r + i] - killNs) / 1e3));
+                out.printf(Locale.ROOT, "TRACE ft-agree np %d rank %d us_after_kill: told first_agree(start end) acked(start end)"
+                        + " shrink(start end)%s kill_ns %d%n", n, r, t, killNs);
+            }
+        }
         Intracomm shrunk = s[0];
         // warm again, the failed member still in world: shrink and agree (the acknowledgement round included)
         double[] shF = new double[shrinks], agF = new double[50];
