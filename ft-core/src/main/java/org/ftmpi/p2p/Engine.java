@@ -366,7 +366,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                             inline > 0 ? memory : null, offset, inline);
                 }
             } catch (IOException e) {
-                peerLost(destWorld, e.getMessage());
+                writeFailed(destWorld, e, r);
             }
             return r;
         } finally {
@@ -966,12 +966,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     + " (tag " + tag + ") but the receive buffer holds " + r.capacity;
         }
         boolean done = r.received >= r.expected;
+        if (peerFailed[peer]) { // a matched probe's message, received after its sender failed
+            if (done) finishRendezvousReceive(r);
+            else failForPeer(r, peer);
+            return;
+        }
         if (!done) byId.put(r.id, r);
         try {
             writeFrame(peer, FrameHeader.CTS, 0, 0, 0, 0, sendId, r.id, r.expected, null, 0, 0);
         } catch (IOException e) {
-            peerLost(peer, e.getMessage());
-            return;
+            writeFailed(peer, e, done ? null : r);
         }
         if (done) finishRendezvousReceive(r);
     }
@@ -1053,6 +1057,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     private int pump() {
         int work = 0;
+        Request failed = null;
+        IOException failure = null;
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request s = it.next();
             if (s.complete) {
@@ -1083,15 +1089,18 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     work++;
                 }
             } catch (IOException e) {
-                peerLost(peer, e.getMessage());
-                it.remove();
-                continue;
+                // The transport may have reported the loss already (peerLost, which edits
+                // pumping under this iterator): leave the loop before touching it again.
+                failed = s;
+                failure = e;
+                break;
             }
             if (s.sent >= s.toSend && (!s.pinned || t.released(peer))) {
                 it.remove();
                 s.succeed(s.peer, s.tag, s.capacity);
             }
         }
+        if (failed != null) writeFailed(failed.peerWorld, failure, failed); // the rest are pumped next time
         return work;
     }
 
@@ -1188,6 +1197,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         for (MatchQueues q : contexts.values()) {
             for (Request r : q.removePostedFrom(peer)) r.fail(procFailedClass, msg, peer);
+            q.dropRendezvousFrom(peer); // a receive posted later must not match one (acceptRendezvous)
         }
         ftPeerLost(peer, msg);
         if (ftmpiNow) {
@@ -1195,6 +1205,27 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             failAllPending(procFailedClass, msg + " (FT-MPI: communication fails until the recovery)", peer);
         }
         wakeParked();
+    }
+
+    /**
+     * A write to {@code peer} for request {@code r} (or null) failed. The peer is lost; and
+     * {@code r} fails unless that completed it: a transport that notices the loss in the write
+     * reports it itself ({@link #onPeerLost}) before it throws, when {@code r} may not be in the
+     * lists that {@link #peerLost} fails yet (an eager send), and then the peerLost here does
+     * nothing.
+     */
+    private void writeFailed(int peer, IOException e, Request r) {
+        peerLost(peer, e.getMessage());
+        if (r != null && !r.complete) {
+            byId.remove(r.id);
+            pumping.remove(r);
+            failForPeer(r, peer);
+        }
+    }
+
+    /** Completes {@code r} with the process-failure error of {@code peer}, which has failed. */
+    private void failForPeer(Request r, int peer) {
+        r.fail(procFailedClass, "process failure: " + peerFailure[peer], peer);
     }
 
     /** Completes {@code r} at once with an error when its peer failed or the job aborts. */
@@ -1209,7 +1240,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 r.succeed(PROC_NULL, ANY_TAG, 0); // BLANK: a blank behaves as MPI_PROC_NULL
                 return true;
             }
-            r.fail(procFailedClass, "process failure: " + peerFailure[r.peerWorld], r.peerWorld);
+            failForPeer(r, r.peerWorld);
             return true;
         }
         return ftEvents != 0 && ftUnusable(r);

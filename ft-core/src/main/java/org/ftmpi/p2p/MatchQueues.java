@@ -1,6 +1,7 @@
 package org.ftmpi.p2p;
 
 import java.util.ArrayList;
+import org.ftmpi.transport.FrameHeader;
 
 /**
  * Posted receives and unexpected messages of one context id, both in arrival order, so that
@@ -77,6 +78,20 @@ final class MatchQueues {
             }
         }
         return null;
+    }
+
+    /**
+     * Removes the rendezvous announcements (RTS) of {@code sourceWorld}, which has failed: the
+     * rest of such a message can never come, so no receive may match one. Eager messages stay:
+     * they arrived whole and are still delivered. A loop, not removeIf with a lambda (the
+     * failure path, see docs/fault-tolerance.md "Cold failure path").
+     */
+    void dropRendezvousFrom(int sourceWorld) {
+        for (Unexpected u = unexpected.first(); u != null; ) {
+            Unexpected n = unexpected.next(u);
+            if (u.sourceWorld == sourceWorld && u.type == FrameHeader.RTS) unexpected.remove(u);
+            u = n;
+        }
     }
 
     /** Removes and returns every posted receive that waits for {@code sourceWorld}. */

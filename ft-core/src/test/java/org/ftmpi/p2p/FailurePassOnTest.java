@@ -2,12 +2,10 @@ package org.ftmpi.p2p;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.ftmpi.runtime.LocalJobRuntime;
 import org.ftmpi.testutil.Await;
@@ -23,39 +21,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FailurePassOnTest {
 
-    private static Engine[] start(LocalJobRuntime job) throws Exception {
-        int n = job.size();
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Engine>[] f = new CompletableFuture[n];
-        // a thread per engine: each waits in the endpoint exchange for the others
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
-        for (int r = 0; r < n; r++) {
-            int rank = r;
-            f[r] = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new Engine(job.rank(rank));
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }, pool);
-        }
-        Engine[] e = new Engine[n];
-        try {
-            for (int r = 0; r < n; r++) e[r] = f[r].get(30, TimeUnit.SECONDS);
-        } finally {
-            pool.shutdown();
-        }
-        return e;
-    }
-
-    private static void closeAll(Engine[] e) {
-        for (Engine x : e) x.close();
-    }
-
     @Test
     void aSurvivorPassesOnAFailureItLearnedOf() throws Exception {
         LocalJobRuntime job = new LocalJobRuntime(3, Map.of("comm-mode", "shrink", "recovery-mode", "auto"));
-        Engine[] e = start(job);
+        Engine[] e = LocalEngines.start(job);
         try {
             long id = job.rank(0).preliminaryInfo().procIds()[2];
             e[0].processFailed(2, id, "was killed by the test");
@@ -71,14 +40,14 @@ class FailurePassOnTest {
             assertTrue(r.complete);
             assertTrue(r.errorMessage().contains("rank 2 was killed by the test"), r.errorMessage());
         } finally {
-            closeAll(e);
+            LocalEngines.closeAll(e);
         }
     }
 
     @Test
     void notPassedOnUnderRecoveryModeIgnore() throws Exception {
         LocalJobRuntime job = new LocalJobRuntime(3, Map.of("comm-mode", "shrink", "recovery-mode", "ignore"));
-        Engine[] e = start(job);
+        Engine[] e = LocalEngines.start(job);
         try (Arena a = Arena.ofShared()) { // shared: the progress agent may deliver the message
             long id = job.rank(0).preliminaryInfo().procIds()[2];
             e[0].processFailed(2, id, "was killed by the test");
@@ -96,7 +65,7 @@ class FailurePassOnTest {
             assertEquals(42, in.get(java.lang.foreign.ValueLayout.JAVA_INT, 0));
             assertFalse(e[1].isFailed(2), "rank 1 was told of rank 2's failure by rank 0 under recovery-mode ignore");
         } finally {
-            closeAll(e);
+            LocalEngines.closeAll(e);
         }
     }
 }

@@ -94,6 +94,22 @@ class ShmCleanupSystemTest {
         assertStreamEndsWithTheFailure("batch-kill", 3 * 64);
     }
 
+    /**
+     * The receive is posted after the sender's death is known, for a 64 KiB message whose
+     * announcement (RTS) had arrived before: the data can never come, so the receive fails. It
+     * used to ask the dead sender for the data and wait for ever, the cause of a hang of
+     * {@link #aSenderKilledMidBatchedReadsFailsTheReceiver} seen once under load (rank 0 posting
+     * a window's receives after it learned of the death, with announcements already held).
+     */
+    @Test
+    void aReceiveOfAnAnnouncedMessagePostedAfterTheSendersDeathFails() throws Exception {
+        Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), "announced-kill");
+        assertTrue(r.err().contains("SIGKILL"), r.toString());
+        assertTrue(r.out().contains("rank 0 receive ended: class"), r.toString());
+        assertTrue(r.out().contains("ProcFailedException"), r.toString());
+        assertEquals(List.of(), left(prefixOf(r)), "the launcher removed the job's files");
+    }
+
     private static void assertStreamEndsWithTheFailure(String mode, int firstThreeWindows) throws Exception {
         Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), mode);
         assertTrue(r.err().contains("SIGKILL"), r.toString());

@@ -20,7 +20,10 @@ import org.ftmpi.runtime.SharedMemoryFiles;
  * and kills itself after posting the sends of its fourth window; rank 0 checks every message it
  * gets and reports the error its receive ends with. {@code batch-kill} is the same with windows
  * of 64 messages of 64 KiB, which the receiver reads in batches (several PINNED records with one
- * process_vm_readv).
+ * process_vm_readv). With {@code announced-kill} (also {@code --recovery-mode ignore}), rank 1
+ * sends one 64 KiB message (its announcement, the RTS, travels first; the data only when the
+ * receiver asks for it) and kills itself; rank 0 holds the announcement unmatched, waits until it
+ * knows of the death, then posts the receive, and reports the error the receive ends with.
  */
 public final class ShmJob {
     private ShmJob() {}
@@ -52,6 +55,10 @@ public final class ShmJob {
             streamThenKill(me, 64 << 10, 64);
             return;
         }
+        if (args.length > 0 && args[0].equals("announced-kill")) {
+            announcedThenKill(me, 64 << 10);
+            return;
+        }
         if (args.length > 0 && args[0].equals("kill")) {
             if (me == 1) {
                 Files.createFile(Path.of(SharedMemoryFiles.DEFAULT_DIR, SharedMemoryFiles.prefix(jobId) + "leftover-1"));
@@ -61,6 +68,39 @@ public final class ShmJob {
             }
         }
         MPI.Finalize();
+    }
+
+    private static void announcedThenKill(int me, int bytes) throws MPIException {
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
+        ByteBuffer b = MPI.newByteBuffer(bytes);
+        if (me == 1) {
+            MPI.COMM_WORLD.iSend(b, bytes, MPI.BYTE, 0, 6);
+            Await.killSelf();
+        }
+        Await.until("rank 1's announcement is here", java.time.Duration.ofSeconds(60), () -> probe(6) != null);
+        Await.until("rank 1's death is known", java.time.Duration.ofSeconds(60), () -> {
+            try {
+                MPI.COMM_WORLD.iProbe(1, 7); // no such message: raises once rank 1 is known failed
+                return false;
+            } catch (MPIException e) {
+                return true;
+            }
+        });
+        try {
+            MPI.COMM_WORLD.iRecv(b, bytes, MPI.BYTE, 1, 6).waitFor();
+            System.out.println("rank 0 received the message of a dead sender");
+        } catch (MPIException e) {
+            System.out.println("rank 0 receive ended: class " + e.getErrorClass() + " " + e.getClass().getSimpleName());
+        }
+        System.exit(0);
+    }
+
+    private static mpi.Status probe(int tag) {
+        try {
+            return MPI.COMM_WORLD.iProbe(1, tag);
+        } catch (MPIException e) {
+            throw new AssertionError("rank 1 failed before its message was seen", e);
+        }
     }
 
     private static void streamThenKill(int me, int bytes, int window) throws MPIException {
