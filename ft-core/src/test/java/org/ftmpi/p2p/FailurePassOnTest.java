@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FailurePassOnTest {
 
-    private static Engine[] start(LocalJobRuntime job) throws Exception {
+    /** Starts the job's engines (also used by other engine tests). */
+    static Engine[] start(LocalJobRuntime job) throws Exception {
         int n = job.size();
         @SuppressWarnings("unchecked")
         CompletableFuture<Engine>[] f = new CompletableFuture[n];
@@ -48,7 +49,7 @@ class FailurePassOnTest {
         return e;
     }
 
-    private static void closeAll(Engine[] e) {
+    static void closeAll(Engine[] e) {
         for (Engine x : e) x.close();
     }
 
