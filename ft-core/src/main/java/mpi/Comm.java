@@ -463,6 +463,7 @@ public class Comm implements Freeable, Cloneable {
                 : engine.withdraw(r, op + ": interrupted by a process failure before a message matched;"
                         + " repeat it after the recovery (msg-mode cont)");
         if (!done) engine.await(r);
+        else if (send) Request.posted(r); // returns as if buffered: the progress agent completes it
     }
 
     /** CONT: a failure is known that no recovery covered, so waits on pending requests raise. */
@@ -2319,6 +2320,7 @@ public class Comm implements Freeable, Cloneable {
         Buffers.Region c = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);
         org.ftmpi.p2p.Request r = startSend(c, dest, tag, org.ftmpi.p2p.Request.STANDARD);
         r.whenComplete(() -> MPI.releaseBsend(need));
+        Request.posted(r); // the caller returns at once: the progress agent completes it
     }
 
     Status received(org.ftmpi.p2p.Request r, Buffers.Region g, String op) throws MPIException {

@@ -23,6 +23,7 @@ public final class Prequest extends Request {
             throw comm.raise(MPI.ERR_REQUEST, "start: the persistent request is already active");
         }
         op = starter.start();
+        posted(op);
     }
 
     /** MPI_STARTALL. */

@@ -20,10 +20,21 @@ public class Request implements Freeable {
     /** A receive from MPI.ANY_SOURCE: wait/test raise while a member's failure is unacknowledged. */
     boolean anySource;
 
+    /** A request for a posted operation: the engine's progress agent is woken if it sleeps (see {@link #posted}). */
     Request(org.ftmpi.p2p.Request op, Comm comm, Buffers.Region region) {
         this.op = op;
         this.comm = comm;
         this.region = region;
+        posted(op);
+    }
+
+    /**
+     * The application may compute now while {@code o} needs progress: tells the engine, whose
+     * progress agent sleeps without a timeout while nothing is outstanding. The blocking
+     * operations do not call this: they progress their own requests until complete.
+     */
+    static void posted(org.ftmpi.p2p.Request o) {
+        if (o != null) o.engine().posted(o);
     }
 
     /** Marks the request for deallocation; a pending operation still completes. */

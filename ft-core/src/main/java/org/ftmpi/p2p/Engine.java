@@ -772,42 +772,137 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /**
      * The agent progresses outstanding operations when no application thread has made a
-     * progress step for this long. While one does (it waits in MPI) or nothing is outstanding,
-     * the agent is not needed: it sleeps 2 ms, doubling up to {@link #AGENT_IDLE_MAX_NS} while
-     * that lasts, since on a machine with as many busy ranks as cores every wake-up preempts a
-     * rank (a ping-pong woke it ~440 times a second with a fixed 2 ms).
+     * progress step for a whole sleep. On a machine with as many busy ranks as cores every
+     * wake-up preempts a rank, and a timed wake-up costs 60-100 us of CPU on the 2-vCPU VM, so:
+     * <ul>
+     * <li>nothing outstanding: it sleeps without a timeout ({@link #sleepUntilPosted}) until the
+     *     application posts a non-blocking operation ({@link #posted});
+     * <li>something outstanding while an application thread makes progress steps (it waits in
+     *     MPI): it is not needed and sleeps 2 ms, doubling up to {@link #AGENT_IDLE_MAX_NS}
+     *     while that lasts (a ping-pong woke it ~440 times a second with a fixed 2 ms);
+     * <li>something outstanding and no application step for a whole sleep: it makes a step and
+     *     sleeps {@link #AGENT_PERIOD_NS} while steps find work (a rendezvous streams), doubling
+     *     up to {@link #AGENT_NEEDED_MAX_NS} while they find none (a receive posted long before
+     *     its message: 5 000 wake-ups a second at a fixed 200 us, a third of a core here).
+     * </ul>
      */
-    private static final long AGENT_PERIOD_NS = 200_000;
+    private static final long AGENT_PERIOD_NS = 200_000, AGENT_NEEDED_MAX_NS = 1_600_000;
     private static final long AGENT_IDLE_MIN_NS = 2_000_000, AGENT_IDLE_MAX_NS = 8_000_000;
 
-    /** The agent's next sleep: {@code previous} doubled while it is not needed, else its period. */
-    static long agentParkNs(long previous, boolean needed) {
-        if (needed) return AGENT_PERIOD_NS;
+    /**
+     * The agent's next timed sleep: while it is needed, its period after a step that found work
+     * (or on becoming needed), else {@code previous} doubled up to {@link #AGENT_NEEDED_MAX_NS};
+     * while it is not needed, {@code previous} doubled from 2 ms up to {@link #AGENT_IDLE_MAX_NS}.
+     */
+    static long agentParkNs(long previous, boolean needed, boolean worked) {
+        if (needed) {
+            return worked || previous >= AGENT_IDLE_MIN_NS ? AGENT_PERIOD_NS : Math.min(AGENT_NEEDED_MAX_NS, previous * 2);
+        }
         return previous < AGENT_IDLE_MIN_NS ? AGENT_IDLE_MIN_NS : Math.min(AGENT_IDLE_MAX_NS, previous * 2);
+    }
+
+    /**
+     * A sleep without a timeout that a post ended sooner than this saved fewer timed wake-ups
+     * than it cost (the post's wake-up and the check after it): the agent then keeps to timed
+     * sleeps for a while ({@link #agentCooldownNs}), so that a loop of non-blocking operations
+     * does not wake it at every post.
+     */
+    private static final long AGENT_SLEEP_WORTH_NS = 2 * AGENT_IDLE_MAX_NS;
+    private static final long AGENT_COOLDOWN_MIN_NS = AGENT_SLEEP_WORTH_NS, AGENT_COOLDOWN_MAX_NS = 1_000_000_000;
+
+    /**
+     * How long after a post woke it the agent keeps to timed sleeps: none after a sleep that was
+     * worth it ({@code slept} at least {@link #AGENT_SLEEP_WORTH_NS}), else {@code previous}
+     * doubled from {@link #AGENT_COOLDOWN_MIN_NS} up to a second (at most one wasted wake-up a
+     * second in a tight loop of non-blocking operations).
+     */
+    static long agentCooldownNs(long previous, long slept) {
+        if (slept >= AGENT_SLEEP_WORTH_NS) return 0;
+        return Math.min(AGENT_COOLDOWN_MAX_NS, Math.max(AGENT_COOLDOWN_MIN_NS, previous * 2));
+    }
+
+    /** Set while the agent sleeps without a timeout; the first {@link #posted} after it clears it and wakes the agent. */
+    private volatile boolean agentAsleep;
+
+    /**
+     * The application posted a non-blocking operation ({@code mpi} facade: iSend, iRecv, start,
+     * imRecv, non-blocking collectives): it may compute now while {@code r} needs progress. If
+     * the agent sleeps without a timeout, wakes it; otherwise costs one volatile read, so a
+     * loop of posts pays no system call. Call after the post returned (its progress lock is
+     * released): the agent decides to sleep under that lock after setting the flag, so either
+     * it saw this request outstanding or this read sees the flag.
+     */
+    public void posted(Request r) {
+        if (agentAsleep && !r.complete) {
+            agentAsleep = false;
+            LockSupport.unpark(agent);
+        }
+    }
+
+    /** Whether the agent sleeps without a timeout (nothing outstanding); for tests. */
+    boolean agentAsleep() {
+        return agentAsleep;
+    }
+
+    /**
+     * Sleeps until a {@link #posted} operation (or {@link #close}) wakes the agent, unless a
+     * request is outstanding or a thread holds the progress lock; returns whether it slept.
+     */
+    private boolean sleepUntilPosted() {
+        agentAsleep = true;
+        if (!lock.tryLock()) {
+            agentAsleep = false;
+            return false;
+        }
+        try {
+            if (outstanding > 0) {
+                agentAsleep = false;
+                return false;
+            }
+        } finally {
+            lock.unlock();
+        }
+        while (agentAsleep && !closed) LockSupport.park(this);
+        agentAsleep = false;
+        return true;
     }
 
     private void agentLoop() {
         preloadFailurePath();
         int seen = (int) USER_STEPS.getOpaque(this);
-        boolean active = false;
-        long parkNs = AGENT_PERIOD_NS;
+        long parkNs = AGENT_PERIOD_NS, cooldownNs = 0, wokenAt = System.nanoTime();
         while (!closed) {
             int pending = (int) OUTSTANDING.getOpaque(this);
-            parkNs = agentParkNs(parkNs, pending > 0 && !active);
-            LockSupport.parkNanos(parkNs);
+            if (pending == 0 && System.nanoTime() - wokenAt >= cooldownNs) {
+                long t0 = System.nanoTime();
+                if (sleepUntilPosted()) {
+                    wokenAt = System.nanoTime();
+                    cooldownNs = agentCooldownNs(cooldownNs, wokenAt - t0);
+                    seen = (int) USER_STEPS.getOpaque(this);
+                    parkNs = AGENT_PERIOD_NS; // the application may compute now: check after one period
+                    LockSupport.parkNanos(parkNs);
+                    pending = (int) OUTSTANDING.getOpaque(this);
+                } else {
+                    LockSupport.parkNanos(parkNs);
+                }
+            } else {
+                LockSupport.parkNanos(parkNs);
+            }
             int now = (int) USER_STEPS.getOpaque(this);
-            active = now != seen;
+            boolean needed = pending > 0 && now == seen;
             seen = now;
-            if (pending > 0 && !active && lock.tryLock()) {
+            boolean worked = false;
+            if (needed && lock.tryLock()) {
                 try {
                     steps++;
-                    step();
+                    worked = step() > 0;
                 } catch (RuntimeException e) {
                     System.err.println("ftmpi: rank " + rank + ": progress agent: " + e);
                 } finally {
                     lock.unlock();
                 }
             }
+            parkNs = agentParkNs(parkNs, needed, worked);
         }
     }
 

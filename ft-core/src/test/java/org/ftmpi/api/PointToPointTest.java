@@ -355,6 +355,53 @@ class PointToPointTest {
         });
     }
 
+    /**
+     * Asynchronous progress: a rendezvous-size operation posted (iSend, a persistent send's
+     * start, or iRecv) completes while its rank computes without calling MPI, its peer waiting in
+     * a blocking call; the rank's progress agent answers the protocol. The computing rank waits
+     * for its peer's signal outside MPI (a latch), with a deadline.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"iSend", "start", "iRecv"})
+    void aPostedRendezvousCompletesWhileItsRankComputesWithoutMpiCalls(String post) throws Exception {
+        int bytes = 2 << 20; // over the TCP eager limit
+        java.util.concurrent.CountDownLatch peerDone = new java.util.concurrent.CountDownLatch(1);
+        LocalJob.run(2, world -> {
+            boolean computes = world.getRank() == (post.equals("iRecv") ? 1 : 0);
+            ByteBuffer d = MPI.newByteBuffer(bytes);
+            world.barrier();
+            if (computes) {
+                Request r;
+                if (post.equals("iRecv")) {
+                    r = world.iRecv(d, bytes, MPI.BYTE, 0, 9);
+                } else {
+                    for (int i = 0; i < bytes; i += 4096) d.put(i, (byte) (i >> 12));
+                    if (post.equals("start")) {
+                        Prequest p = world.sendInit(d, bytes, MPI.BYTE, 1, 9);
+                        p.start();
+                        r = p;
+                    } else {
+                        r = world.iSend(d, bytes, MPI.BYTE, 1, 9);
+                    }
+                }
+                assertTrue(peerDone.await(30, TimeUnit.SECONDS), post + ": the peer's blocking call did not complete"
+                        + " while this rank made no MPI call");
+                r.waitFor();
+                if (post.equals("iRecv")) for (int i = 0; i < bytes; i += 4096) assertEquals((byte) (i >> 12), d.get(i));
+                if (r instanceof Prequest p) p.free();
+            } else {
+                if (post.equals("iRecv")) {
+                    for (int i = 0; i < bytes; i += 4096) d.put(i, (byte) (i >> 12));
+                    world.send(d, bytes, MPI.BYTE, 1, 9);
+                } else {
+                    world.recv(d, bytes, MPI.BYTE, 0, 9);
+                    for (int i = 0; i < bytes; i += 4096) assertEquals((byte) (i >> 12), d.get(i));
+                }
+                peerDone.countDown();
+            }
+        });
+    }
+
     private interface Call {
         void run() throws MPIException;
     }

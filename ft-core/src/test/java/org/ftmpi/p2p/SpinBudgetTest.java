@@ -75,15 +75,42 @@ class SpinBudgetTest {
 
     @Test
     void theAgentSleepsItsPeriodWhenNeededAndBacksOffWhileNot() {
-        long period = Engine.agentParkNs(8_000_000, true);
+        long period = Engine.agentParkNs(8_000_000, true, false); // became needed
         assertEquals(200_000, period);
-        long p = Engine.agentParkNs(period, false);
+        long p = Engine.agentParkNs(period, false, false);
         assertEquals(2_000_000, p);
-        p = Engine.agentParkNs(p, false);
+        p = Engine.agentParkNs(p, false, false);
         assertEquals(4_000_000, p);
-        p = Engine.agentParkNs(p, false);
+        p = Engine.agentParkNs(p, false, false);
         assertEquals(8_000_000, p);
-        assertEquals(8_000_000, Engine.agentParkNs(p, false));
-        assertEquals(200_000, Engine.agentParkNs(p, true));
+        assertEquals(8_000_000, Engine.agentParkNs(p, false, false));
+        assertEquals(200_000, Engine.agentParkNs(p, true, false));
+    }
+
+    @Test
+    void whileNeededTheAgentKeepsItsPeriodWhileStepsFindWorkAndBacksOffWhileNot() {
+        long p = Engine.agentParkNs(200_000, true, true);
+        assertEquals(200_000, p);
+        p = Engine.agentParkNs(p, true, false);
+        assertEquals(400_000, p);
+        p = Engine.agentParkNs(p, true, false);
+        assertEquals(800_000, p);
+        p = Engine.agentParkNs(p, true, false);
+        assertEquals(1_600_000, p);
+        assertEquals(1_600_000, Engine.agentParkNs(p, true, false));
+        assertEquals(200_000, Engine.agentParkNs(p, true, true)); // a step found work: back to the period
+        assertEquals(2_000_000, Engine.agentParkNs(p, false, false)); // not needed: the idle sleeps
+    }
+
+    @Test
+    void aSleepThatAPostEndedSoonKeepsTheAgentToTimedSleepsForLongerEachTime() {
+        assertEquals(0, Engine.agentCooldownNs(0, 16_000_000)); // the sleep saved wake-ups
+        long c = Engine.agentCooldownNs(0, 1_000_000);
+        assertEquals(16_000_000, c);
+        c = Engine.agentCooldownNs(c, 1_000_000);
+        assertEquals(32_000_000, c);
+        for (int i = 0; i < 20; i++) c = Engine.agentCooldownNs(c, 1_000_000);
+        assertEquals(1_000_000_000, c);
+        assertEquals(0, Engine.agentCooldownNs(c, 50_000_000));
     }
 }
