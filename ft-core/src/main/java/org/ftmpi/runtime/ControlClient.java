@@ -318,7 +318,7 @@ public final class ControlClient implements RankRuntime {
         HeartbeatDetector d = detector;
         if (d != null) {
             d.start(p.jobId(), p.secret(), p.rank(), procIds, hosts, detectors, heartbeatPeriodMs(p),
-                    heartbeatTimeoutMs(p), new DetectorActions());
+                    heartbeatTimeoutMs(p), heartbeatBoardDir(p), new DetectorActions());
         }
         notifier.execute(ControlClient::warmFailurePath);
         return new JobInfo(p.jobId(), p.rank(), p.size(), procIds, hosts,
@@ -342,6 +342,14 @@ public final class ControlClient implements RankRuntime {
     /** Job option {@code hb-period} (ms), default {@value HeartbeatDetector#DEFAULT_PERIOD_MS}. */
     static long heartbeatPeriodMs(JobInfo p) {
         return Long.parseLong(p.option("hb-period", Long.toString(HeartbeatDetector.DEFAULT_PERIOD_MS)));
+    }
+
+    /**
+     * Where the detector keeps this host's heartbeat board: the job's shared-memory directory,
+     * unless job option {@code hb-shm=false} (then ranks of one host beat by datagrams too).
+     */
+    static java.nio.file.Path heartbeatBoardDir(JobInfo p) {
+        return Boolean.parseBoolean(p.option("hb-shm", "true")) ? SharedMemoryFiles.dir(p.options()) : null;
     }
 
     /** Job option {@code hb-timeout} (ms), default {@value HeartbeatDetector#DEFAULT_TIMEOUT_MS}. */

@@ -82,6 +82,28 @@ public final class HeartbeatDetector implements AutoCloseable {
     private volatile long waiterRounds, waiterWorkNs;
     /** Rounds the detector thread did itself. */
     private volatile long threadRounds;
+    /** This host's heartbeat board, or null (datagrams only). */
+    private HeartbeatBoard board;
+    private int me;
+    private long[] procIds;
+    /** Whether a rank runs on this process's host (never this process itself). */
+    private boolean[] sameHost;
+    /** Whether the job has ranks on other hosts (their datagrams come without mail on the board). */
+    private boolean multiHost;
+    /** The latest board beat of each rank taken in (under {@link #duty}). */
+    private long[] lastBoardBeat;
+    /** The mail count of this rank's board slot at the last drain of the socket (under {@link #duty}). */
+    private long drainedMail = -1;
+    /** Heartbeats to same-host successors so far, and those of them written to the board (under the codec's lock). */
+    private long boardBeats;
+    private volatile long boardBeatsWritten;
+    /**
+     * Every this many beats a same-host successor gets a datagram instead of a board beat: it
+     * carries the failed set (anti-entropy) and lets a process that was declared failed while
+     * stopped hear FENCED when it wakes up. A beat with a non-empty failed set always goes as a
+     * datagram.
+     */
+    static final int DATAGRAM_EVERY = 8;
 
     private HeartbeatDetector(DatagramChannel socket, Selector selector) {
         this.socket = socket;
@@ -132,10 +154,38 @@ public final class HeartbeatDetector implements AutoCloseable {
      *
      * @param peers detector endpoint of every rank (index = rank)
      */
+    public void start(long jobId, byte[] secret, int me, long[] procIds, String[] hosts,
+                      InetSocketAddress[] peers, long periodMs, long timeoutMs, Owner owner) {
+        start(jobId, secret, me, procIds, hosts, peers, periodMs, timeoutMs, null, owner);
+    }
+
+    /**
+     * Starts beating and observing; with {@code boardDir} (the job's shared-memory directory),
+     * ranks of the same host beat through the {@link HeartbeatBoard} there instead of datagrams.
+     *
+     * @param peers detector endpoint of every rank (index = rank)
+     * @param boardDir where the host's heartbeat board is (or is made), or null for datagrams only
+     */
     public synchronized void start(long jobId, byte[] secret, int me, long[] procIds, String[] hosts,
                                    InetSocketAddress[] peers, long periodMs, long timeoutMs,
-                                   Owner owner) {
+                                   java.nio.file.Path boardDir, Owner owner) {
         if (thread != null) throw new IllegalStateException("already started");
+        this.me = me;
+        this.procIds = procIds.clone();
+        this.sameHost = new boolean[procIds.length];
+        for (int r = 0; r < procIds.length; r++) {
+            sameHost[r] = r != me && hosts[r] != null && hosts[r].equals(hosts[me]);
+            multiHost |= hosts[r] == null || !hosts[r].equals(hosts[me]);
+        }
+        this.lastBoardBeat = new long[procIds.length];
+        if (boardDir != null) {
+            try {
+                board = HeartbeatBoard.open(HeartbeatBoard.file(boardDir, jobId), procIds.length, me, procIds[me]);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("ftmpi: warning: rank " + me + ": no heartbeat board in " + boardDir + " ("
+                        + e.getMessage() + "): beats to ranks of this host go as datagrams");
+            }
+        }
         this.codec = new DetectCodec(jobId, secret);
         this.sendBuf = ByteBuffer.allocate(DetectCodec.MAX_DATAGRAM);
         this.peers = peers.clone();
@@ -167,11 +217,58 @@ public final class HeartbeatDetector implements AutoCloseable {
                 TimeUnit.MILLISECONDS.toNanos(periodMs), TimeUnit.MILLISECONDS.toNanos(timeoutMs), tickNs, actions);
         core.start(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMs, 1_000)));
         dueNs = core.nextDueNs();
-        thread = new Thread(() -> loop(tickMs), "ftmpi-detector");
+        thread = new Thread(() -> {
+            warmUp(WARM_UP_ROUNDS);
+            loop(tickMs);
+        }, "ftmpi-detector");
         thread.setDaemon(true);
         thread.setPriority(Thread.MAX_PRIORITY);
         thread.start();
         current = this;
+    }
+
+    /** Rounds of {@link #warmUp} when the detector thread starts. */
+    static final int WARM_UP_ROUNDS = 3_000;
+
+    /**
+     * Runs the code of a round that makes no system call (a board beat taken in, the core's
+     * receive, tick and beat) {@code rounds} times on a throw-away core and board, so that the JIT
+     * compiles it now: at 20 rounds a second it would run interpreted for the first minutes of a
+     * job, 50-140 us a round instead of a few (docs/benchmarks.md, "Issue 7, session 11"). About
+     * 20-40 ms of this thread's CPU, while the ranks still start up; datagrams (MAC, socket) are
+     * not warmed: with a board, 1 beat in {@link #DATAGRAM_EVERY} is one.
+     */
+    static void warmUp(int rounds) {
+        long[] ids = {1, 2, 3};
+        HeartbeatBoard b = HeartbeatBoard.onHeap(ids.length);
+        long[] seqOf1 = {0};
+        DetectorCore c = new DetectorCore(0, ids, RingPlan.of(0, new String[] {"w", "w", "w"}), 1_000_000L,
+                1_000_000_000L, 1_000_000L, new DetectorCore.Actions() {
+                    @Override
+                    public void send(int toRank, DetectMessage m) {
+                        b.beat(0, m.seq());
+                    }
+
+                    @Override
+                    public void declared(int rank, long procId, String how, boolean detectedHere) {
+                    }
+
+                    @Override
+                    public void fenced(String why) {
+                    }
+                });
+        long t = System.nanoTime();
+        c.start(t, 0);
+        for (int i = 0; i < rounds; i++) {
+            t += 1_000_000L;
+            int p = c.observed();
+            b.beat(p, ++seqOf1[0]);
+            b.mailOf(0);
+            long beat = b.beatOf(p);
+            if (b.procId(p) == 0) c.receive(DetectMessage.heartbeat(p, ids[p], beat, new java.util.BitSet()), t);
+            c.tick(t);
+            c.nextDueNs();
+        }
     }
 
     /**
@@ -199,7 +296,7 @@ public final class HeartbeatDetector implements AutoCloseable {
         // an NIO operation by a thread with its interrupt status set could close the channel
         if (Thread.currentThread().isInterrupted() || !duty.compareAndSet(false, true)) return;
         try {
-            round();
+            round(false);
             long end = System.nanoTime();
             waiterRounds++;
             waiterWorkNs += end - now;
@@ -230,7 +327,33 @@ public final class HeartbeatDetector implements AutoCloseable {
      * One round, by the holder of {@link #duty}: every datagram that arrived (also during a
      * pause of this process) before the tick, then the tick.
      */
-    private void round() {
+    private void round(boolean byThread) {
+        HeartbeatBoard b = board;
+        long mail = b == null ? 0 : b.mailOf(me);
+        // Without a datagram announced on the board, a waiting thread's round makes no system
+        // call: on one host every datagram is announced; a detector thread awake anyway drains.
+        if (b == null || byThread || multiHost || mail != drainedMail) {
+            drainedMail = mail;
+            drain();
+        }
+        if (b != null) {
+            int p = core.observed();
+            if (p >= 0 && sameHost[p]) {
+                long beat = b.beatOf(p);
+                if (beat > lastBoardBeat[p] && b.procId(p) == procIds[p]) {
+                    lastBoardBeat[p] = beat;
+                    core.receive(DetectMessage.heartbeat(p, procIds[p], beat, new java.util.BitSet()), System.nanoTime());
+                }
+            }
+        }
+        core.tick(System.nanoTime());
+        long due = core.nextDueNs(), t = System.nanoTime();
+        // nothing due ahead (leaving, or fenced): look again a period later, not at every poll
+        dueNs = due - t > 0 ? due : t + periodNs;
+    }
+
+    /** Reads every datagram that arrived (also during a pause of this process) into the core. */
+    private void drain() {
         DetectCodec rx = codec;
         try {
             while (true) {
@@ -245,10 +368,6 @@ public final class HeartbeatDetector implements AutoCloseable {
         } catch (IOException e) {
             // closed (the loop ends), or a transient receive error such as ICMP port unreachable
         }
-        core.tick(System.nanoTime());
-        long due = core.nextDueNs(), t = System.nanoTime();
-        // nothing due ahead (leaving, or fenced): look again a period later, not at every poll
-        dueNs = due - t > 0 ? due : t + periodNs;
     }
 
     /**
@@ -293,7 +412,7 @@ public final class HeartbeatDetector implements AutoCloseable {
     public String counters() {
         DetectorCore c = core;
         return c == null ? "not started" : c.counters() + ", rounds by waiting threads " + waiterRounds
-                + ", by the detector thread " + threadRounds;
+                + ", by the detector thread " + threadRounds + ", board beats " + boardBeatsWritten;
     }
 
     /** Says BYE to the observer and closes the socket. */
@@ -347,7 +466,7 @@ public final class HeartbeatDetector implements AutoCloseable {
             if (closed) return;
             if (duty.compareAndSet(false, true)) {
                 try {
-                    round();
+                    round(true);
                     threadRounds++;
                 } finally {
                     duty.set(false);
@@ -364,13 +483,21 @@ public final class HeartbeatDetector implements AutoCloseable {
     private void sendTo(int rank, DetectMessage m) {
         InetSocketAddress to = peers[rank];
         if (to == null || closed) return;
+        HeartbeatBoard bd = sameHost[rank] ? board : null;
         synchronized (codec) {
+            if (bd != null && m.type() == DetectMessage.HEARTBEAT && m.failed().isEmpty()
+                    && ++boardBeats % DATAGRAM_EVERY != 0) {
+                bd.beat(me, m.seq()); // no system call, no MAC
+                boardBeatsWritten++;
+                return;
+            }
             ByteBuffer b = codec.encode(m, sendBuf);
             try {
                 socket.send(ByteBuffer.wrap(b.array(), 0, b.limit()), to); // 0 when the buffer is full: lost
             } catch (IOException e) {
                 // lost datagram: heartbeats and the failed-set piggyback tolerate losses
             }
+            if (bd != null) bd.mail(rank); // after the send: on one host the datagram is queued by now
         }
     }
 }

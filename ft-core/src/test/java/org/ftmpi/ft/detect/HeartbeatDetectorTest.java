@@ -88,12 +88,14 @@ class HeartbeatDetectorTest {
      * all done by its waiters; when they stop polling, the detector thread takes the rounds back
      * and nobody is blamed for the hand-off.
      */
-    @Test
-    void waitingThreadsDriveTheRoundsAndTheDetectorThreadTakesThemBackWhenTheyStop() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "heartbeat board: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void waitingThreadsDriveTheRoundsAndTheDetectorThreadTakesThemBackWhenTheyStop(boolean board,
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         int n = 3;
         String[] hosts = {"h", "h", "h"};
         var declared = new ConcurrentHashMap<Integer, String>();
-        HeartbeatDetector[] d = ring(9, new long[] {31, 32, 33}, hosts, 600, declared);
+        HeartbeatDetector[] d = ring(9, new long[] {31, 32, 33}, hosts, 600, board ? dir : null, declared);
         boolean[] polling = new boolean[n];
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         Thread[] waiters = new Thread[n];
@@ -148,6 +150,41 @@ class HeartbeatDetectorTest {
         }
     }
 
+    /**
+     * Ranks of one host beat through the heartbeat board (a 0600 file in the job's shared-memory
+     * directory): most beats are board writes, not datagrams (1 in {@link
+     * HeartbeatDetector#DATAGRAM_EVERY} still is), nobody is suspected, and a silent rank is
+     * declared and the news reaches the third rank by a datagram announced on the board.
+     */
+    @Test
+    void ranksOfOneHostBeatThroughTheBoard(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String[] hosts = {"h", "h", "h"};
+        var declared = new ConcurrentHashMap<Integer, String>();
+        HeartbeatDetector[] d = ring(10, new long[] {41, 42, 43}, hosts, 400, dir, declared);
+        try {
+            java.nio.file.Path file = HeartbeatBoard.file(dir, 10);
+            assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
+                    java.nio.file.Files.getPosixFilePermissions(file), "the board is private to the job's user");
+            Await.until("every detector received 20 beats", Duration.ofSeconds(20),
+                    () -> java.util.Arrays.stream(d).allMatch(x -> received(x) >= 20));
+            assertTrue(declared.isEmpty(), "no suspicion among beating processes: " + declared);
+            for (HeartbeatDetector x : d) {
+                assertTrue(counter(x, "board beats ") > counter(x, "beats sent ") / 2,
+                        "most beats went through the board: " + x.counters());
+            }
+            RingPlan plan = RingPlan.of(10, hosts);
+            int silent = 2, observer = plan.successor(silent, new java.util.BitSet()), third = 3 - silent - observer;
+            d[silent].closeSilently(); // its board slot stops moving
+            Await.until("rank " + silent + " declared by its observer " + observer, Duration.ofSeconds(20),
+                    () -> declared.containsKey(observer * 10 + silent));
+            Await.until("rank " + third + " learns of it", Duration.ofSeconds(20),
+                    () -> declared.containsKey(third * 10 + silent));
+            assertEquals(2, declared.size(), "only the silent process was declared: " + declared);
+        } finally {
+            for (HeartbeatDetector x : d) x.close();
+        }
+    }
+
     @Test
     void theDetectorThreadSleepsAnEighthOfTheTimeoutAtLeastAPeriodWhileWaitersDrive() {
         assertEquals(250_000_000L, HeartbeatDetector.handoffNs(50_000_000L, 2_000_000_000L));
@@ -169,6 +206,13 @@ class HeartbeatDetectorTest {
      */
     private static HeartbeatDetector[] ring(long jobId, long[] procIds, String[] hosts, long timeoutMs,
                                             ConcurrentHashMap<Integer, String> declared) throws Exception {
+        return ring(jobId, procIds, hosts, timeoutMs, null, declared);
+    }
+
+    /** {@link #ring}, the ranks of one host beating through a heartbeat board in {@code boardDir} (or null). */
+    private static HeartbeatDetector[] ring(long jobId, long[] procIds, String[] hosts, long timeoutMs,
+                                            java.nio.file.Path boardDir,
+                                            ConcurrentHashMap<Integer, String> declared) throws Exception {
         int n = procIds.length;
         InetAddress lo = InetAddress.getLoopbackAddress();
         HeartbeatDetector[] d = new HeartbeatDetector[n];
@@ -179,7 +223,7 @@ class HeartbeatDetectorTest {
         }
         for (int r = 0; r < n; r++) {
             int me = r;
-            d[r].start(jobId, new byte[32], me, procIds, hosts, peers, 20, timeoutMs, new HeartbeatDetector.Owner() {
+            d[r].start(jobId, new byte[32], me, procIds, hosts, peers, 20, timeoutMs, boardDir, new HeartbeatDetector.Owner() {
                 @Override
                 public void declared(int rank, long procId, String how, boolean detectedHere) {
                     declared.put(me * 10 + rank, how);
