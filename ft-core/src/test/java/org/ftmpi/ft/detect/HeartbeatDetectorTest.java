@@ -133,16 +133,10 @@ class HeartbeatDetectorTest {
             assertTrue(declared.isEmpty(), "nobody blamed for the hand-off: " + declared);
 
             // a silent process (closed without BYE) is declared; the third learns it from a datagram
-            int silent = 1, observer = plan(hosts).successor(silent, new java.util.BitSet()), third = 3 - silent - observer;
             synchronized (polling) {
-                polling[silent] = false;
+                polling[1] = false;
             }
-            d[silent].closeSilently();
-            Await.until("rank " + silent + " declared by its observer " + observer, Duration.ofSeconds(20),
-                    () -> declared.containsKey(observer * 10 + silent));
-            Await.until("rank " + third + " learns of it", Duration.ofSeconds(20),
-                    () -> declared.containsKey(third * 10 + silent));
-            assertEquals(2, declared.size(), "only the silent process was declared: " + declared);
+            silenceAndAwaitTheNews(d, plan(hosts), 1, declared);
         } finally {
             stop.set(true);
             for (Thread t : waiters) t.join(10_000);
@@ -172,14 +166,7 @@ class HeartbeatDetectorTest {
                 assertTrue(counter(x, "board beats ") > counter(x, "beats sent ") / 2,
                         "most beats went through the board: " + x.counters());
             }
-            RingPlan plan = RingPlan.of(10, hosts);
-            int silent = 2, observer = plan.successor(silent, new java.util.BitSet()), third = 3 - silent - observer;
-            d[silent].closeSilently(); // its board slot stops moving
-            Await.until("rank " + silent + " declared by its observer " + observer, Duration.ofSeconds(20),
-                    () -> declared.containsKey(observer * 10 + silent));
-            Await.until("rank " + third + " learns of it", Duration.ofSeconds(20),
-                    () -> declared.containsKey(third * 10 + silent));
-            assertEquals(2, declared.size(), "only the silent process was declared: " + declared);
+            silenceAndAwaitTheNews(d, RingPlan.of(10, hosts), 2, declared); // its board slot stops moving
         } finally {
             for (HeartbeatDetector x : d) x.close();
         }
@@ -236,6 +223,21 @@ class HeartbeatDetectorTest {
             });
         }
         return d;
+    }
+
+    /**
+     * Closes {@code silent}'s detector without BYE (a hang, to the others) in a ring of three, and
+     * waits until its observer declared it and the third rank learned of it, from a datagram.
+     */
+    private static void silenceAndAwaitTheNews(HeartbeatDetector[] d, RingPlan plan, int silent,
+                                               ConcurrentHashMap<Integer, String> declared) {
+        int observer = plan.successor(silent, new java.util.BitSet()), third = 3 - silent - observer;
+        d[silent].closeSilently();
+        Await.until("rank " + silent + " declared by its observer " + observer, Duration.ofSeconds(20),
+                () -> declared.containsKey(observer * 10 + silent));
+        Await.until("rank " + third + " learns of it", Duration.ofSeconds(20),
+                () -> declared.containsKey(third * 10 + silent));
+        assertEquals(2, declared.size(), "only the silent process was declared: " + declared);
     }
 
     private static RingPlan plan(String[] hosts) {
