@@ -178,7 +178,9 @@ public final class HeartbeatDetector implements AutoCloseable {
             multiHost |= hosts[r] == null || !hosts[r].equals(hosts[me]);
         }
         this.lastBoardBeat = new long[procIds.length];
-        if (boardDir != null) {
+        boolean neighbours = false;
+        for (boolean h : sameHost) neighbours |= h;
+        if (boardDir != null && neighbours) { // a rank alone on its host has nobody to share a board with
             try {
                 board = HeartbeatBoard.open(HeartbeatBoard.file(boardDir, jobId), procIds.length, me, procIds[me]);
             } catch (IOException | RuntimeException e) {
