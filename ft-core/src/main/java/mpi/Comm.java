@@ -2039,13 +2039,8 @@ public class Comm implements Freeable, Cloneable {
         // next operations (docs/benchmarks.md, "Issue 7, session 11").
         int idle = 0;
         for (int w : worlds) {
-            while (!contains(engine.failedMembers(ft), w)) idle = engine.progressOrPause(idle);
+            while (BlankColls.indexOf(engine.failedMembers(ft), w) < 0) idle = engine.progressOrPause(idle);
         }
-    }
-
-    private static boolean contains(int[] a, int x) {
-        for (int v : a) if (v == x) return true;
-        return false;
     }
 
     private static final int[] NONE = {};

@@ -30,6 +30,8 @@ final class HeartbeatBoard {
     static final int SLOT_BYTES = 64;
     private static final long PROC = 0, BEAT = 8, MAIL = 16;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> OWNER_RW =
+            PosixFilePermissions.fromString("rw-------");
 
     private final MemorySegment map;
     private final int slots;
@@ -57,10 +59,8 @@ final class HeartbeatBoard {
         if (slots < 1 || me < 0 || me >= slots) throw new IllegalArgumentException("slot " + me + " of " + slots);
         long size = (long) SLOT_BYTES * slots;
         try (FileChannel ch = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-            if (Files.getPosixFilePermissions(file).size() != 2 /* rw------- */) {
-                throw new IOException(file + ": not mode 0600");
-            }
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OWNER_RW))) {
+            if (!Files.getPosixFilePermissions(file).equals(OWNER_RW)) throw new IOException(file + ": not mode 0600");
             // ranks of the host may size it at once: each writes the same last byte (zeros)
             if (ch.size() < size) ch.write(ByteBuffer.allocate(1), size - 1);
             MemorySegment m = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, Arena.ofAuto());

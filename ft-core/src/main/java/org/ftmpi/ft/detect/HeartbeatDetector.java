@@ -173,13 +173,13 @@ public final class HeartbeatDetector implements AutoCloseable {
         this.me = me;
         this.procIds = procIds.clone();
         this.sameHost = new boolean[procIds.length];
+        boolean neighbours = false;
         for (int r = 0; r < procIds.length; r++) {
             sameHost[r] = r != me && hosts[r] != null && hosts[r].equals(hosts[me]);
+            neighbours |= sameHost[r];
             multiHost |= hosts[r] == null || !hosts[r].equals(hosts[me]);
         }
         this.lastBoardBeat = new long[procIds.length];
-        boolean neighbours = false;
-        for (boolean h : sameHost) neighbours |= h;
         if (boardDir != null && neighbours) { // a rank alone on its host has nobody to share a board with
             try {
                 board = HeartbeatBoard.open(HeartbeatBoard.file(boardDir, jobId), procIds.length, me, procIds[me]);
@@ -243,7 +243,7 @@ public final class HeartbeatDetector implements AutoCloseable {
     static void warmUp(int rounds) {
         long[] ids = {1, 2, 3};
         HeartbeatBoard b = HeartbeatBoard.onHeap(ids.length);
-        long[] seqOf1 = {0};
+        long seq = 0;
         DetectorCore c = new DetectorCore(0, ids, RingPlan.of(0, new String[] {"w", "w", "w"}), 1_000_000L,
                 1_000_000_000L, 1_000_000L, new DetectorCore.Actions() {
                     @Override
@@ -264,7 +264,7 @@ public final class HeartbeatDetector implements AutoCloseable {
         for (int i = 0; i < rounds; i++) {
             t += 1_000_000L;
             int p = c.observed();
-            b.beat(p, ++seqOf1[0]);
+            b.beat(p, ++seq);
             b.mailOf(0);
             long beat = b.beatOf(p);
             if (b.procId(p) == 0) c.receive(DetectMessage.heartbeat(p, ids[p], beat, new java.util.BitSet()), t);
