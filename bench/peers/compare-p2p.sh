@@ -5,7 +5,7 @@
 #                              [--peers-only] [--no-install] [-- BENCHMARK-OPTIONS...]
 #
 # For each benchmark (latency, bw, bibw) runs N interleaved rounds (ours, Open MPI, MPICH, ours, ...),
-# takes the per-size median over the rounds and prints one table; writes the merged table, the
+# takes the per-size median over the rounds and the median of the per-round FT-MPI/J / Open MPI ratios (paired), prints one table; writes the merged table, the
 # physical limits and every raw output to bench/results/<UTC date-time>-<benchmark>.txt.
 # Everything after `--` is passed to all three implementations (e.g. `-- -m 1:4096 -i 1000`).
 set -euo pipefail
@@ -221,9 +221,11 @@ merge() {
     fi
     echo "# FT-MPI/J vs peers: $bench, $metric; $better"
     echo "# transport: $TRANSPORT; median of $RUNS interleaved runs; '-' = no data"
+    echo "# paired: the median over the rounds of that round's FT-MPI/J / Open MPI ratio (both ran in it, one after the other)"
+    local r
     for impl in ours openmpi mpich; do
-        for f in "$TMP/$bench.$impl".*.rows; do
-            if [[ -e $f ]]; then sed "s/^/$impl /" "$f"; fi
+        for ((r = 1; r <= RUNS; r++)); do
+            if [[ -e "$TMP/$bench.$impl.$r.rows" ]]; then sed "s/^/$impl $r /" "$TMP/$bench.$impl.$r.rows"; fi
         done
     done | awk '
         function median(impl, size,    n, i, j, t, a) {
@@ -235,13 +237,27 @@ merge() {
         }
         function fmt(v) { return v < 0 ? sprintf("%14s", "-") : sprintf("%14.2f", v) }
         function ratio(a, b) { return (a < 0 || b <= 0) ? sprintf("%10s", "-") : sprintf("%10.2f", a / b) }
-        { val[$1, $2, ++cnt[$1, $2]] = $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 } }
+        function paired(size,    n, r, a, i, j, t) { # median of the per-round ours/openmpi ratios
+            n = 0
+            for (r = 1; r <= rounds; r++) {
+                if (((("ours", size, r) in byRound) && (("openmpi", size, r) in byRound)) && byRound["openmpi", size, r] > 0) {
+                    a[++n] = byRound["ours", size, r] / byRound["openmpi", size, r]
+                }
+            }
+            if (n == 0) return sprintf("%10s", "-")
+            for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return sprintf("%10.2f", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+        }
+        {
+            val[$1, $3, ++cnt[$1, $3]] = $4; byRound[$1, $3, $2] = $4; if ($2 + 0 > rounds) rounds = $2 + 0
+            if (!($3 in seen)) { seen[$3] = 1; sizes[++ns] = $3 }
+        }
         END {
             for (i = 2; i <= ns; i++) { t = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > t + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = t }
-            printf "%-10s%14s%14s%14s%10s%10s\n", "# Size", "FT-MPI/J", "Open MPI", "MPICH", "FT/OMPI", "FT/MPICH"
+            printf "%-10s%14s%14s%14s%10s%10s%10s\n", "# Size", "FT-MPI/J", "Open MPI", "MPICH", "FT/OMPI", "paired", "FT/MPICH"
             for (i = 1; i <= ns; i++) {
                 s = sizes[i]; o = median("ours", s); p = median("openmpi", s); m = median("mpich", s)
-                printf "%-10d%s%s%s%s%s\n", s, fmt(o), fmt(p), fmt(m), ratio(o, p), ratio(o, m)
+                printf "%-10d%s%s%s%s%s%s\n", s, fmt(o), fmt(p), fmt(m), ratio(o, p), paired(s), ratio(o, m)
             }
         }'
 }
