@@ -1,5 +1,7 @@
 package org.ftmpi.examples.it;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /** Runs commands of a fresh checkout (bin/ftmpirun, bin/mpijavac) and captures what they print. */
 final class Launch {
@@ -55,5 +58,19 @@ final class Launch {
         Files.deleteIfExists(err);
         if (!done) throw new AssertionError("timed out after " + timeoutSec + " s: " + String.join(" ", c) + "\n" + r);
         return r;
+    }
+
+    /**
+     * Rank {@code victim} died of SIGKILL: its own "injecting fault" line, or the launcher's death
+     * line for it. Either is accepted because of an open bug (docs/fault-tolerance.md, "Open bug: a
+     * victim's injection line is missing"): in some full suite runs on the 2-vCPU test machine
+     * (sessions 10-12), a victim died of SIGKILL and the job recovered correctly, but the victim's
+     * own line was not in the output. What these tests check is the recovery from the SIGKILL.
+     */
+    static void assertKilled(Launch.Result r, int victim) {
+        boolean own = r.err().contains("ftmpi: injecting fault: SIGKILL to rank " + victim + " ");
+        boolean launcher = Pattern.compile("ftmpirun: rank " + victim + " \\(pid \\d+\\) was killed by signal 9 \\(SIGKILL\\)")
+                .matcher(r.err()).find();
+        assertTrue(own || launcher, "rank " + victim + " was not SIGKILLed:\n" + r);
     }
 }

@@ -42,7 +42,7 @@ class MandelbrotSystemTest {
         if (inject.length > 0) {
             for (int i = 1; i < inject.length; i += 2) {
                 String rank = inject[i].substring("rank=".length(), inject[i].indexOf(','));
-                assertTrue(r.err().contains("injecting fault: SIGKILL to rank " + rank), r.toString());
+                Launch.assertKilled(r, Integer.parseInt(rank));
             }
             assertTrue(r.err().contains("the survivors recover (comm-mode blank, recovery-mode auto)"), r.toString());
             assertTrue(Integer.parseInt(m.group(2)) > 0, "the lost worker's tasks were handed out again: " + r);
