@@ -72,6 +72,7 @@ final class FaultPoint {
         if (n != atCall) return;
         long pid = ProcessHandle.current().pid();
         String sig = stop ? "STOP" : "KILL";
+        org.ftmpi.runtime.FaultInjection.markInjecting(engine.job(), pid, "SIG" + sig + " at its MPI call " + n + " (" + op + ")");
         System.out.flush();
         System.err.println("ftmpi: injecting fault: SIG" + sig + " to rank " + engine.rank() + " (pid " + pid
                 + ") at its MPI call " + n + " (" + op + ")");

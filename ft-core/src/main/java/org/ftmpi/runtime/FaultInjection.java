@@ -1,5 +1,9 @@
 package org.ftmpi.runtime;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 
 /**
@@ -33,6 +37,36 @@ public record FaultInjection(int rank, long afterMs, long atCall, String how) {
     /** This fault as an entry of the job option {@code inject-at-call}: {@code R:N:how}. */
     String optionEntry() {
         return rank + ":" + atCall + ":" + how;
+    }
+
+    /** File name after the job prefix of the mark an at-call victim leaves ({@link #markInjecting}). */
+    static final String MARK = "inject-";
+
+    /**
+     * The victim's side of an {@code at-call} fault, just before it signals itself: leaves a
+     * mark (a file of the job's shared-memory directory, mode 0600, removed with the job's other
+     * files) that says what it injects, so that the launcher's line for its death says so too
+     * ({@link #injectedMark}), whatever becomes of the victim's own line. A mark that cannot be
+     * written only leaves the launcher's line without it.
+     */
+    public static void markInjecting(JobInfo job, long pid, String what) {
+        Path f = SharedMemoryFiles.dir(job.options()).resolve(SharedMemoryFiles.prefix(job.jobId()) + MARK + pid);
+        try {
+            Files.writeString(Files.createFile(f, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rw-------"))), what);
+        } catch (IOException | RuntimeException e) {
+            // no mark: the launcher's death line just does not name the injection
+        }
+    }
+
+    /** What process {@code pid} of job {@code jobId} said it injects ({@link #markInjecting}), or null. */
+    static String injectedMark(Path dir, long jobId, long pid) {
+        try {
+            String s = Files.readString(dir.resolve(SharedMemoryFiles.prefix(jobId) + MARK + pid)).strip();
+            return s.isEmpty() || s.length() > 200 ? null : s;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** Parses {@code rank=R,after=T,how=kill|stop} (keys in any order). */

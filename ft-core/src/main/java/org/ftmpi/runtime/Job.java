@@ -574,6 +574,8 @@ final class Job implements Controller.Events {
     /** "rank R (pid P) was killed by signal 9 (SIGKILL); the survivors continue (...)". */
     private String deathLine(int rank, Process p, int status) {
         String what = "rank " + rank + " (pid " + p.pid() + ") " + (ExitStatus.isSignal(status) ? "was " : "") + how(status);
+        String injected = FaultInjection.injectedMark(SharedMemoryFiles.dir(spec.options()), jobId, p.pid());
+        if (injected != null) what += " (--inject: " + injected + ")";
         return what + "; " + (abortOnFailure ? "aborting the job (comm-mode abort)"
                 : recovering ? "the survivors recover (" + modes() + ")"
                 : "the survivors continue (recovery-mode ignore)");

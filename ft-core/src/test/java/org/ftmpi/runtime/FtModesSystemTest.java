@@ -194,8 +194,7 @@ class FtModesSystemTest {
             throws Exception {
         var r = probe("AtomicCreateInterProbe", List.of("-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic",
                 "--inject", "rank=" + victim + ",at-call=" + call), String.valueOf(victim));
-        assertTrue(r.err().contains("injecting fault: SIGKILL to rank " + victim + " (pid "), r.err());
-        assertTrue(r.err().contains("at its MPI call " + call + " (" + op + ")"), r.err());
+        assertTrue(FtmpirunSystemTest.killedAt(r.err(), victim, call, op), r.err());
         int[] left = java.util.stream.IntStream.range(0, 5).filter(w -> w != victim).toArray(); // new rank -> old
         for (int i = 0; i < left.length; i++) {
             int me = left[i];
