@@ -48,7 +48,7 @@ final class FaultPoint {
      * ({@code R:N:how} entries separated by {@code ;}) names it. Called when MPI_COMM_WORLD is bound.
      */
     static void arm(Engine engine) {
-        String spec = engine.job().option("inject-at-call", "");
+        String spec = engine.job().option(org.ftmpi.runtime.FaultInjection.AT_CALL_OPTION, "");
         if (spec.isEmpty()) return;
         // Only rank processes started by ftmpirun: ranks that are threads of one JVM (LocalJob)
         // would signal the whole JVM.
@@ -72,10 +72,10 @@ final class FaultPoint {
         if (n != atCall) return;
         long pid = ProcessHandle.current().pid();
         String sig = stop ? "STOP" : "KILL";
-        org.ftmpi.runtime.FaultInjection.markInjecting(engine.job(), pid, "SIG" + sig + " at its MPI call " + n + " (" + op + ")");
+        String at = "at its MPI call " + n + " (" + op + ")";
+        org.ftmpi.runtime.FaultInjection.markInjecting(engine.job(), pid, "SIG" + sig + " " + at);
         System.out.flush();
-        System.err.println("ftmpi: injecting fault: SIG" + sig + " to rank " + engine.rank() + " (pid " + pid
-                + ") at its MPI call " + n + " (" + op + ")");
+        System.err.println("ftmpi: injecting fault: SIG" + sig + " to rank " + engine.rank() + " (pid " + pid + ") " + at);
         if (engine.trace().on()) { // the timeline's origin (bench/ft/timeline.sh)
             System.err.println("ftmpi: trace: rank " + engine.rank() + ": t=" + System.nanoTime() + " SIG" + sig
                     + " requested");

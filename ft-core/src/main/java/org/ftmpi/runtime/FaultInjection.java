@@ -34,13 +34,20 @@ public record FaultInjection(int rank, long afterMs, long atCall, String how) {
         return atCall > 0;
     }
 
-    /** This fault as an entry of the job option {@code inject-at-call}: {@code R:N:how}. */
+    /** This fault as an entry of the job option {@link #AT_CALL_OPTION}: {@code R:N:how}. */
     String optionEntry() {
         return rank + ":" + atCall + ":" + how;
     }
 
+    /** Job option that hands the {@code at-call} faults to the ranks: {@code R:N:how} entries separated by {@code ;}. */
+    public static final String AT_CALL_OPTION = "inject-at-call";
+
     /** File name after the job prefix of the mark an at-call victim leaves ({@link #markInjecting}). */
     static final String MARK = "inject-";
+
+    private static Path markFile(Path dir, long jobId, long pid) {
+        return dir.resolve(SharedMemoryFiles.prefix(jobId) + MARK + pid);
+    }
 
     /**
      * The victim's side of an {@code at-call} fault, just before it signals itself: leaves a
@@ -50,7 +57,7 @@ public record FaultInjection(int rank, long afterMs, long atCall, String how) {
      * written only leaves the launcher's line without it.
      */
     public static void markInjecting(JobInfo job, long pid, String what) {
-        Path f = SharedMemoryFiles.dir(job.options()).resolve(SharedMemoryFiles.prefix(job.jobId()) + MARK + pid);
+        Path f = markFile(SharedMemoryFiles.dir(job.options()), job.jobId(), pid);
         try {
             Files.writeString(Files.createFile(f, PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rw-------"))), what);
@@ -62,7 +69,7 @@ public record FaultInjection(int rank, long afterMs, long atCall, String how) {
     /** What process {@code pid} of job {@code jobId} said it injects ({@link #markInjecting}), or null. */
     static String injectedMark(Path dir, long jobId, long pid) {
         try {
-            String s = Files.readString(dir.resolve(SharedMemoryFiles.prefix(jobId) + MARK + pid)).strip();
+            String s = Files.readString(markFile(dir, jobId, pid)).strip();
             return s.isEmpty() || s.length() > 200 ? null : s;
         } catch (IOException | RuntimeException e) {
             return null;

@@ -574,7 +574,9 @@ final class Job implements Controller.Events {
     /** "rank R (pid P) was killed by signal 9 (SIGKILL); the survivors continue (...)". */
     private String deathLine(int rank, Process p, int status) {
         String what = "rank " + rank + " (pid " + p.pid() + ") " + (ExitStatus.isSignal(status) ? "was " : "") + how(status);
-        String injected = FaultInjection.injectedMark(SharedMemoryFiles.dir(spec.options()), jobId, p.pid());
+        // a victim of --inject at-call marked its injection; a job without such faults reads nothing
+        String injected = spec.options().containsKey(FaultInjection.AT_CALL_OPTION)
+                ? FaultInjection.injectedMark(SharedMemoryFiles.dir(spec.options()), jobId, p.pid()) : null;
         if (injected != null) what += " (--inject: " + injected + ")";
         return what + "; " + (abortOnFailure ? "aborting the job (comm-mode abort)"
                 : recovering ? "the survivors recover (" + modes() + ")"

@@ -250,7 +250,7 @@ public final class LauncherOptions {
         // at-call faults are injected by the ranks themselves (mpi.FaultPoint): a job option
         List<String> atCall = injections.stream().filter(FaultInjection::atCallFault)
                 .map(FaultInjection::optionEntry).toList();
-        if (!atCall.isEmpty()) options.put("inject-at-call", String.join(";", atCall));
+        if (!atCall.isEmpty()) options.put(FaultInjection.AT_CALL_OPTION, String.join(";", atCall));
         injections.removeIf(FaultInjection::atCallFault);
         String classpath = cp.isEmpty() ? defaultClasspath(env) : String.join(File.pathSeparator, cp);
         return new LaunchSpec(np, List.copyOf(jvm), classpath, main, jar, List.copyOf(progArgs), tag,
