@@ -89,5 +89,11 @@ final class BlankColls {
         public void waitAll(Request... requests) throws P2pException {
             in.waitAll(requests);
         }
+
+        @Override
+        public void sendReceive(int dest, MemorySegment data, int source, MemorySegment into, int tag)
+                throws P2pException {
+            in.sendReceive(live[dest], data, live[source], into, tag);
+        }
     }
 }

@@ -790,9 +790,28 @@ public class Comm implements Freeable, Cloneable {
             return engine.receive(context + 1, epoch, source, world[source], tag, into, 0, into.byteSize());
         }
 
+        /** Waits for every request, throws the first error, and gives the requests back to the engine's pool. */
         @Override
         public void waitAll(org.ftmpi.p2p.Request... rs) throws P2pException {
             awaitAll(engine, rs);
+            for (org.ftmpi.p2p.Request r : rs) engine.recycle(r);
+        }
+
+        /** As the default, without the array of a {@code waitAll(s, r)}, and the requests given back. */
+        @Override
+        public void sendReceive(int dest, MemorySegment data, int source, MemorySegment into, int tag)
+                throws P2pException {
+            org.ftmpi.p2p.Request r = receive(source, tag, into);
+            org.ftmpi.p2p.Request s = send(dest, tag, data);
+            engine.await(s);
+            engine.await(r);
+            for (org.ftmpi.p2p.Request q = s; q != null; q = q == s ? r : null) {
+                if (q.errorClass() != ErrorClass.SUCCESS) {
+                    throw new P2pException(q.errorClass(), q.errorMessage(), q.failedRank());
+                }
+            }
+            engine.recycle(s);
+            engine.recycle(r);
         }
     }
 
@@ -982,6 +1001,7 @@ public class Comm implements Freeable, Cloneable {
         Buf(Buffers.Region region, boolean scratch) {
             this.region = region;
             MemorySegment user = region.bytes == 0 ? MemorySegment.ofArray(new byte[0])
+                    : region.off == 0 && region.bytes == region.seg.byteSize() ? region.seg // the whole array: no slice to allocate
                     : region.seg.asSlice(region.off, region.bytes);
             this.scratch = scratch && region.bytes > 0;
             if (this.scratch) {

@@ -64,6 +64,7 @@ public final class Op implements Freeable {
         if (code != 0) throw MPIException.of(MPI.ERR_OP, "free: cannot free the predefined operation " + name);
         if (function == null) throw MPIException.of(MPI.ERR_OP, "free: the operation has already been freed");
         function = null;
+        last = null;
     }
 
     /** Whether this handle is null (a freed user operation). */
@@ -78,8 +79,21 @@ public final class Op implements Freeable {
 
     // ------------------------------------------------------------------ reducers
 
+    /** The last reducer {@link #reducer} made, and its datatype: a loop of equal reductions binds once. */
+    private record Bound1(Datatype type, Reducer reducer) {}
+
+    private volatile Bound1 last;
+
     /** Binds this operation to a datatype for a collective, checking that it applies. */
     Reducer reducer(Datatype type, String op) throws MPIException {
+        Bound1 b = last;
+        if (b != null && b.type == type && (code != 0 || function != null)) return b.reducer;
+        Reducer r = bind(type, op);
+        last = new Bound1(type, r);
+        return r;
+    }
+
+    private Reducer bind(Datatype type, String op) throws MPIException {
         if (code == 0) {
             if (function == null) throw MPIException.of(MPI.ERR_OP, op + ": op has been freed");
             UserFunction f = function;

@@ -99,7 +99,7 @@ public class DefaultCollectives implements Collectives {
         int rank = c.rank();
         long bytes = send.byteSize();
         MemorySegment.copy(send, 0, recv, 0, bytes);
-        MemorySegment tmp = MemorySegment.ofArray(new byte[(int) bytes]);
+        MemorySegment tmp = takeScratch(bytes);
         int pof2 = Integer.highestOneBit(n);
         int rem = n - pof2;
         int newRank;
@@ -127,6 +127,34 @@ public class DefaultCollectives implements Collectives {
             if (rank % 2 == 1) c.waitAll(c.send(rank - 1, TAG_ALLREDUCE, recv));
             else c.waitAll(c.receive(rank + 1, TAG_ALLREDUCE, recv));
         }
+        giveBackScratch(tmp);
+    }
+
+    /** Largest scratch region a thread keeps between calls ({@link #takeScratch}). */
+    static final long SCRATCH_KEPT = 4096;
+
+    /** Each thread's kept scratch region, or null while a call holds it (a nested call allocates). */
+    private static final ThreadLocal<MemorySegment[]> SCRATCH = ThreadLocal.withInitial(() -> new MemorySegment[1]);
+
+    /**
+     * A scratch region of {@code bytes}: the one this thread gave back last if it has that size
+     * (a loop of equal small reductions allocates nothing), else a new one. A call that fails
+     * does not give its region back, so a receive left behind by a failure can never write
+     * into a later call's scratch.
+     */
+    static MemorySegment takeScratch(long bytes) {
+        MemorySegment[] kept = SCRATCH.get();
+        MemorySegment s = kept[0];
+        if (s != null && s.byteSize() == bytes) {
+            kept[0] = null;
+            return s;
+        }
+        return MemorySegment.ofArray(new byte[(int) bytes]);
+    }
+
+    /** Keeps {@code s} for this thread's next {@link #takeScratch} (small regions only). */
+    static void giveBackScratch(MemorySegment s) {
+        if (s.byteSize() <= SCRATCH_KEPT) SCRATCH.get()[0] = s;
     }
 
     @Override

@@ -2,7 +2,6 @@ package org.ftmpi.coll;
 
 import java.lang.foreign.MemorySegment;
 import org.ftmpi.p2p.P2pException;
-import org.ftmpi.p2p.Request;
 
 /**
  * Dissemination barrier over a {@link Channel}: ceil(log2 size) rounds of zero-byte messages;
@@ -19,9 +18,7 @@ public final class Dissemination {
         int round = 0;
         for (int k = 1; k < n; k <<= 1, round++) {
             int to = (rank + k) % n, from = (rank - k + n) % n;
-            Request r = c.receive(from, TAG_BASE + round, MemorySegment.NULL);
-            Request s = c.send(to, TAG_BASE + round, MemorySegment.NULL);
-            c.waitAll(s, r);
+            c.sendReceive(to, MemorySegment.NULL, from, MemorySegment.NULL, TAG_BASE + round);
         }
     }
 }
