@@ -51,6 +51,11 @@ final class P2PRunner {
         // Collectives: every rank JVM compiles its own code; with more ranks than cores the
         // compilers compete with the ranks, so the pass is longer.
         warm(measured, 0, 1 << 16, measured.benchmark().pairOnly() ? (latency ? 3000 : 300) : 10_000);
+        // Collectives: C2 compiles their path only after 10-20 thousand calls, and four JVMs on
+        // two cores compile slowly, so after 10 000 calls the compilers were still at work in the
+        // timed pass (np 4 barrier: 7.8-26 us per call; 4.5-5.5 us with 30 000 warm-up
+        // iterations, session 13). 20 000 more calls of the smallest size finish that first.
+        if (!measured.benchmark().pairOnly()) warm(measured, measured.minSize(), measured.minSize(), 20_000);
         // Measured: after a warm-up of other counts, the first sizes of the timed pass still ran
         // slowly (point-to-point over TCP: 0-8 B at 6-15 us where 16 B took 4.8 us, session 4;
         // collectives: the first few hundred calls, 4 JVMs on 2 cores), as the JIT recompiles
