@@ -1166,8 +1166,10 @@ public class Comm implements Freeable, Cloneable {
         intraOnly("allReduce");
         Reducer red = reducerFor(op, type, "allReduce");
         Buf b = buf(buf, count, type, "allReduce", null);
-        MemorySegment send = b.copy();
+        MemorySegment send = org.ftmpi.coll.Scratch.take(b.seg.byteSize());
+        MemorySegment.copy(b.seg, 0, send, 0, b.seg.byteSize());
         runColl("allReduce", () -> collectives().allReduce(cc(), send, b.seg, count, red));
+        org.ftmpi.coll.Scratch.giveBack(send); // not reached when the call failed
         b.done();
     }
 

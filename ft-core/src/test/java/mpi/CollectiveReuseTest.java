@@ -45,6 +45,17 @@ class CollectiveReuseTest {
                     world.allReduce(part, got, 1, MPI.INT, MPI.SUM);
                     assertEquals(n * (n + 1) / 2, got[0]);
                     assertEquals(5, got[1], "an element beyond count was written");
+                    double[] inPlace = {rank + 0.25};
+                    world.allReduce(inPlace, 1, MPI.DOUBLE, MPI.SUM); // MPI_IN_PLACE: its copy is scratch too
+                    assertEquals(n * (n - 1) / 2.0 + n * 0.25, inPlace[0], 0.0);
+                    int[] red = {rank, round}, root = {-1, -1};
+                    int r0 = round % n;
+                    world.reduce(red, root, 2, MPI.INT, MPI.MAX, r0); // rooted: two partial results
+                    if (rank == r0) assertArrayEquals(new int[] {n - 1, round}, root);
+                    else assertArrayEquals(new int[] {-1, -1}, root);
+                    long[] b = {rank == r0 ? round : -1};
+                    world.bcast(b, 1, MPI.LONG, r0);
+                    assertEquals(round, b[0]);
                     world.barrier();
                 }
                 assertFalse(pending.test(), "a collective completed the application's pending receive");

@@ -38,11 +38,15 @@ public class DefaultCollectives implements Collectives {
             }
             mask <<= 1;
         }
-        List<Request> sends = new ArrayList<>();
+        int children = 0;
+        for (int m = mask >> 1; m > 0; m >>= 1) if (rel + m < n) children++;
+        if (children == 0) return;
+        Request[] sends = new Request[children];
+        int k = 0;
         for (mask >>= 1; mask > 0; mask >>= 1) {
-            if (rel + mask < n) sends.add(c.send((rel + mask + root) % n, TAG_BCAST, buf));
+            if (rel + mask < n) sends[k++] = c.send((rel + mask + root) % n, TAG_BCAST, buf);
         }
-        c.waitAll(sends.toArray(Request[]::new));
+        c.waitAll(sends);
     }
 
     @Override
@@ -55,8 +59,9 @@ public class DefaultCollectives implements Collectives {
         int top = op.commutative() ? root : 0;
         int rel = (rank - top + n) % n;
         long bytes = send.byteSize();
-        MemorySegment acc = copyOf(send);
-        MemorySegment tmp = bytes == 0 ? acc : MemorySegment.ofArray(new byte[(int) bytes]);
+        MemorySegment acc = Scratch.take(bytes);
+        MemorySegment.copy(send, 0, acc, 0, bytes);
+        MemorySegment tmp = bytes == 0 ? acc : Scratch.take(bytes);
         for (int mask = 1; mask < n; mask <<= 1) {
             if ((rel & mask) != 0) {
                 c.waitAll(c.send((rel - mask + top) % n, TAG_REDUCE, acc));
@@ -79,6 +84,8 @@ public class DefaultCollectives implements Collectives {
         } else if (rank == root) {
             c.waitAll(c.receive(top, TAG_REDUCE, recv));
         }
+        Scratch.giveBack(acc);
+        Scratch.giveBack(tmp);
     }
 
     /**
@@ -99,7 +106,7 @@ public class DefaultCollectives implements Collectives {
         int rank = c.rank();
         long bytes = send.byteSize();
         MemorySegment.copy(send, 0, recv, 0, bytes);
-        MemorySegment tmp = takeScratch(bytes);
+        MemorySegment tmp = Scratch.take(bytes);
         int pof2 = Integer.highestOneBit(n);
         int rem = n - pof2;
         int newRank;
@@ -127,34 +134,7 @@ public class DefaultCollectives implements Collectives {
             if (rank % 2 == 1) c.waitAll(c.send(rank - 1, TAG_ALLREDUCE, recv));
             else c.waitAll(c.receive(rank + 1, TAG_ALLREDUCE, recv));
         }
-        giveBackScratch(tmp);
-    }
-
-    /** Largest scratch region a thread keeps between calls ({@link #takeScratch}). */
-    static final long SCRATCH_KEPT = 4096;
-
-    /** Each thread's kept scratch region, or null while a call holds it (a nested call allocates). */
-    private static final ThreadLocal<MemorySegment[]> SCRATCH = ThreadLocal.withInitial(() -> new MemorySegment[1]);
-
-    /**
-     * A scratch region of {@code bytes}: the one this thread gave back last if it has that size
-     * (a loop of equal small reductions allocates nothing), else a new one. A call that fails
-     * does not give its region back, so a receive left behind by a failure can never write
-     * into a later call's scratch.
-     */
-    static MemorySegment takeScratch(long bytes) {
-        MemorySegment[] kept = SCRATCH.get();
-        MemorySegment s = kept[0];
-        if (s != null && s.byteSize() == bytes) {
-            kept[0] = null;
-            return s;
-        }
-        return MemorySegment.ofArray(new byte[(int) bytes]);
-    }
-
-    /** Keeps {@code s} for this thread's next {@link #takeScratch} (small regions only). */
-    static void giveBackScratch(MemorySegment s) {
-        if (s.byteSize() <= SCRATCH_KEPT) SCRATCH.get()[0] = s;
+        Scratch.giveBack(tmp);
     }
 
     @Override

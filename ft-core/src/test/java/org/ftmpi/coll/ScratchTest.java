@@ -6,50 +6,73 @@ import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
 /**
- * The scratch region a thread keeps between small reductions ({@link DefaultCollectives#takeScratch}):
- * reused only after it was given back, only for the same size, never shared by a nested call,
- * and never kept when large.
+ * The scratch regions a thread keeps between small collective calls ({@link Scratch}): reused
+ * only after they were given back, only for the same size, never shared by a nested call or
+ * handed out twice, never kept when large, and kept per thread.
  */
 class ScratchTest {
     @Test
     void aGivenBackRegionIsReusedForTheSameSizeOnly() {
-        MemorySegment a = DefaultCollectives.takeScratch(8);
+        MemorySegment a = Scratch.take(8);
         assertEquals(8, a.byteSize());
-        DefaultCollectives.giveBackScratch(a);
-        assertSame(a, DefaultCollectives.takeScratch(8), "the region given back is taken again");
-        DefaultCollectives.giveBackScratch(a);
-        MemorySegment b = DefaultCollectives.takeScratch(16);
+        Scratch.giveBack(a);
+        assertSame(a, Scratch.take(8), "the region given back is taken again");
+        Scratch.giveBack(a);
+        MemorySegment b = Scratch.take(16);
         assertNotSame(a, b);
         assertEquals(16, b.byteSize());
+        assertSame(a, Scratch.take(8), "a region of another size taken meanwhile leaves it kept");
     }
 
     @Test
     void aRegionStillTakenIsNeverHandedOutAgain() {
-        MemorySegment outer = DefaultCollectives.takeScratch(24);
-        MemorySegment nested = DefaultCollectives.takeScratch(24); // a user op calling a reduction
+        MemorySegment outer = Scratch.take(24);
+        MemorySegment nested = Scratch.take(24); // a user op calling a reduction
         assertNotSame(outer, nested);
         // a call that failed never gives its region back: the next call gets another one
-        MemorySegment next = DefaultCollectives.takeScratch(24);
+        MemorySegment next = Scratch.take(24);
         assertNotSame(outer, next);
         assertNotSame(nested, next);
     }
 
     @Test
+    void aRegionGivenBackTwiceIsKeptOnce() {
+        MemorySegment a = Scratch.take(40);
+        Scratch.giveBack(a);
+        Scratch.giveBack(a); // a zero-byte reduction's two partial results are one region
+        MemorySegment x = Scratch.take(40), y = Scratch.take(40);
+        assertNotSame(x, y);
+    }
+
+    @Test
+    void aReductionsRegionsOfOneSizeAreAllKept() {
+        MemorySegment[] r = new MemorySegment[Scratch.SLOTS];
+        for (int i = 0; i < r.length; i++) r[i] = Scratch.take(48);
+        for (MemorySegment m : r) Scratch.giveBack(m);
+        for (int i = 0; i < r.length; i++) {
+            MemorySegment m = Scratch.take(48);
+            boolean kept = false;
+            for (MemorySegment k : r) kept |= k == m;
+            assertTrue(kept, "region " + i + " was not kept");
+        }
+    }
+
+    @Test
     void largeRegionsAreNotKept() {
-        long big = DefaultCollectives.SCRATCH_KEPT + 8;
-        MemorySegment a = DefaultCollectives.takeScratch(big);
-        DefaultCollectives.giveBackScratch(a);
-        assertNotSame(a, DefaultCollectives.takeScratch(big));
+        long big = Scratch.KEPT_BYTES + 8;
+        MemorySegment a = Scratch.take(big);
+        Scratch.giveBack(a);
+        assertNotSame(a, Scratch.take(big));
     }
 
     @Test
     void eachThreadKeepsItsOwn() throws Exception {
-        MemorySegment mine = DefaultCollectives.takeScratch(32);
-        DefaultCollectives.giveBackScratch(mine);
+        MemorySegment mine = Scratch.take(32);
+        Scratch.giveBack(mine);
         MemorySegment[] other = new MemorySegment[1];
-        Thread t = Thread.ofPlatform().start(() -> other[0] = DefaultCollectives.takeScratch(32));
+        Thread t = Thread.ofPlatform().start(() -> other[0] = Scratch.take(32));
         t.join();
         assertNotSame(mine, other[0]);
-        assertSame(mine, DefaultCollectives.takeScratch(32));
+        assertSame(mine, Scratch.take(32));
     }
 }
