@@ -54,6 +54,20 @@ final class Buffers {
         /** Whether the engine packs / unpacks this region a fragment at a time ({@link #payload}); no staging. */
         boolean streamed;
 
+        /** {@link #slice()}, made on first use. */
+        private MemorySegment slice;
+
+        /**
+         * The region's bytes as one segment ({@code seg} itself when the region is all of it),
+         * made once: a cached region serves call after call, and a collective on part of a large
+         * buffer then allocates no slice per call. A racing first use makes two equal slices.
+         */
+        MemorySegment slice() {
+            MemorySegment s = slice;
+            if (s == null) slice = s = off == 0 && bytes == seg.byteSize() ? seg : seg.asSlice(off, bytes);
+            return s;
+        }
+
         Region(MemorySegment seg, long off, long bytes, boolean[] bools, int boolStart) {
             this.seg = seg;
             this.off = off;

@@ -1000,9 +1000,7 @@ public class Comm implements Freeable, Cloneable {
 
         Buf(Buffers.Region region, boolean scratch) {
             this.region = region;
-            MemorySegment user = region.bytes == 0 ? MemorySegment.ofArray(new byte[0])
-                    : region.off == 0 && region.bytes == region.seg.byteSize() ? region.seg // the whole array: no slice to allocate
-                    : region.seg.asSlice(region.off, region.bytes);
+            MemorySegment user = region.bytes == 0 ? MemorySegment.ofArray(new byte[0]) : region.slice();
             this.scratch = scratch && region.bytes > 0;
             if (this.scratch) {
                 seg = java.lang.foreign.Arena.ofAuto().allocate(region.bytes, 8);

@@ -45,6 +45,13 @@ class CollectiveReuseTest {
                     world.allReduce(part, got, 1, MPI.INT, MPI.SUM);
                     assertEquals(n * (n + 1) / 2, got[0]);
                     assertEquals(5, got[1], "an element beyond count was written");
+                    java.nio.FloatBuffer fs = MPI.newFloatBuffer(8), fr = MPI.newFloatBuffer(8); // part of direct buffers
+                    fs.put(0, rank).put(1, round);
+                    fr.put(2, -7f);
+                    world.allReduce(fs, fr, 2, MPI.FLOAT, MPI.SUM);
+                    assertEquals(n * (n - 1) / 2f, fr.get(0), 0f);
+                    assertEquals((float) n * round, fr.get(1), 0f);
+                    assertEquals(-7f, fr.get(2), 0f, "an element beyond count was written");
                     double[] inPlace = {rank + 0.25};
                     world.allReduce(inPlace, 1, MPI.DOUBLE, MPI.SUM); // MPI_IN_PLACE: its copy is scratch too
                     assertEquals(n * (n - 1) / 2.0 + n * 0.25, inPlace[0], 0.0);

@@ -208,7 +208,9 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
                                    rank's median call, averaged over the ranks (robust when the
                                    host is shared or noisy; the C peers in bench/peers take it
                                    too); a '# dist' line after each row gives rank 0's mean,
-                                   p50-p99.9, maximum and the share of the long ones
+                                   p50-p99.9, maximum and the share of the long ones, and
+                                   for allreduce and barrier a '# alloc' line the heap bytes
+                                   rank 0's thread allocated per timed call
                   -h, --help       print this help
                 """;
     }

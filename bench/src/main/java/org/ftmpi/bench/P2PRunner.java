@@ -203,17 +203,22 @@ final class P2PRunner {
             comm.barrier();
             double total = 0;
             long[] calls = options.median() ? new long[iters] : null;
+            long allocated = 0;
             for (int i = 0; i < iters + skip; i++) {
+                long a0 = calls != null ? allocatedBytes() : 0;
                 long t0 = System.nanoTime();
                 comm.allReduce(sbuf, rbuf, count, MPI.FLOAT, MPI.SUM);
                 long t1 = System.nanoTime();
                 if (i >= skip) {
                     total += t1 - t0;
-                    if (calls != null) calls[i - skip] = t1 - t0;
+                    if (calls != null) {
+                        calls[i - skip] = t1 - t0;
+                        allocated += allocatedBytes() - a0;
+                    }
                 }
                 comm.barrier();
             }
-            reportCollective(size, total, calls, iters);
+            reportCollective(size, total, calls, iters, COUNTS_ALLOCATION ? allocated : -1);
         }
     }
 
@@ -224,7 +229,9 @@ final class P2PRunner {
         comm.barrier();
         double total = 0;
         long[] calls = options.median() ? new long[iters] : null;
+        long a0 = 0;
         for (int i = 0; i < iters + skip; i++) {
+            if (i == skip && calls != null) a0 = allocatedBytes();
             long t0 = System.nanoTime();
             comm.barrier();
             long t1 = System.nanoTime();
@@ -233,7 +240,7 @@ final class P2PRunner {
                 if (calls != null) calls[i - skip] = t1 - t0;
             }
         }
-        reportCollective(0, total, calls, iters);
+        reportCollective(0, total, calls, iters, calls != null && COUNTS_ALLOCATION ? allocatedBytes() - a0 : -1);
     }
 
     /**
@@ -241,16 +248,31 @@ final class P2PRunner {
      * from {@code totalNanos}), or with {@code --median} each rank's median of {@code calls},
      * followed by rank 0's '# dist' line.
      */
-    private void reportCollective(int size, double totalNanos, long[] calls, int iters) throws MPIException {
+    private void reportCollective(int size, double totalNanos, long[] calls, int iters, long allocated)
+            throws MPIException {
         double[] mine = {calls == null ? totalNanos / 1e3 / iters : OsuTable.medianMicros(calls)};
         double[] sum = new double[1];
         comm.reduce(mine, sum, 1, MPI.DOUBLE, MPI.SUM, 0);
         report(size, sum[0] / comm.getSize());
         if (calls != null && rank == 0 && !warming) {
             out.println(OsuTable.callDistribution(size, calls));
+            if (allocated >= 0) {
+                out.printf(java.util.Locale.ROOT, "# alloc %d: %.0f bytes per call (rank 0's thread, the timed calls only)%n",
+                        size, allocated / (double) iters);
+            }
             out.flush();
         }
     }
+
+    /** Heap bytes this thread has allocated so far (0 where the JVM does not count them). */
+    private static long allocatedBytes() {
+        return COUNTS_ALLOCATION ? ALLOCATION.getCurrentThreadAllocatedBytes() : 0;
+    }
+
+    private static final com.sun.management.ThreadMXBean ALLOCATION =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final boolean COUNTS_ALLOCATION =
+            ALLOCATION.isThreadAllocatedMemorySupported() && ALLOCATION.isThreadAllocatedMemoryEnabled();
 
     private void bibw() throws MPIException {
         int window = options.window();
