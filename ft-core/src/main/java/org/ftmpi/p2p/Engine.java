@@ -469,6 +469,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             MatchQueues.Unexpected u = q.findUnexpected(source, sourceWorld, tag, epoch, true);
             if (u != null) {
                 deliverUnexpected(r, u, q.cont ? contSource(context, u.sourceWorld, u.source, u.epoch) : u.source);
+                keepUnexpected(u); // out of the queue, and no matched probe holds it (this receive took it)
             } else if (failIfUnusable(r)) {
                 return r;
             } else {
@@ -990,7 +991,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (q.cont) source = contSource(FrameHeader.context(h), peer, source, epoch);
         if (r == null) {
             if (epoch < generation && !q.cont) return; // RESET: a message of an older epoch is never delivered
-            MatchQueues.Unexpected u = new MatchQueues.Unexpected();
+            MatchQueues.Unexpected u = unexpectedEntry();
             u.type = type;
             u.source = source;
             u.sourceWorld = peer;
@@ -998,8 +999,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             u.epoch = epoch;
             u.sendId = FrameHeader.sendRequest(h);
             u.length = FrameHeader.length(h);
-            u.data = new byte[(int) length];
-            MemorySegment.copy(payload, java.lang.foreign.ValueLayout.JAVA_BYTE, at, u.data, 0, (int) length);
+            u.data = payloadArray((int) length);
+            MemorySegment.copy(payload, at, u.data, 0, length);
             q.unexpected.add(u);
             return;
         }
@@ -1018,11 +1019,68 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private void deliverUnexpected(Request r, MatchQueues.Unexpected u, int source) {
         r.peerWorld = u.sourceWorld;
         if (u.type == FrameHeader.RTS) {
-            acceptRendezvous(r, source, u.tag, u.sourceWorld, u.sendId, u.length, MemorySegment.ofArray(u.data));
+            acceptRendezvous(r, source, u.tag, u.sourceWorld, u.sendId, u.length, u.data);
         } else {
-            copyIn(r, source, u.tag, MemorySegment.ofArray(u.data), 0, u.data.length);
+            copyIn(r, source, u.tag, u.data, 0, u.data.byteSize());
             if (u.type == FrameHeader.EAGER_SYNC) ack(u.sourceWorld, u.sendId);
+            keepPayloadArray(u.data); // copied out (or unpacked) above; nothing else reads it
+            u.data = null;
         }
+    }
+
+    /**
+     * Regions of unexpected eager payloads that were delivered, for the next unexpected messages
+     * of the same length (Open MPI's free lists for its unexpected fragments): a loop of equal
+     * messages that arrive before their receives are posted (a collective's partner that is
+     * ahead) then copies each into the region of an earlier one instead of a new array and
+     * segment. Up to {@value #PAYLOAD_ARRAYS} regions of up to {@value #PAYLOAD_ARRAY_MAX} bytes.
+     * Touched under {@link #lock} only, as the match queues are.
+     */
+    private final MemorySegment[] payloadArrays = new MemorySegment[PAYLOAD_ARRAYS];
+    private int payloadVictim;
+    static final int PAYLOAD_ARRAYS = 8, PAYLOAD_ARRAY_MAX = 16 * 1024;
+
+    private MemorySegment payloadArray(int length) {
+        if (length > 0 && length <= PAYLOAD_ARRAY_MAX) {
+            for (int i = 0; i < PAYLOAD_ARRAYS; i++) {
+                MemorySegment b = payloadArrays[i];
+                if (b != null && b.byteSize() == length) {
+                    payloadArrays[i] = null;
+                    return b;
+                }
+            }
+        }
+        return MemorySegment.ofArray(new byte[length]);
+    }
+
+    /** Entries of delivered unexpected messages, for the next ones (under {@link #lock}). */
+    private final MatchQueues.Unexpected[] unexpectedEntries = new MatchQueues.Unexpected[64];
+    private int unexpectedKept;
+
+    private MatchQueues.Unexpected unexpectedEntry() {
+        if (unexpectedKept == 0) return new MatchQueues.Unexpected();
+        MatchQueues.Unexpected u = unexpectedEntries[--unexpectedKept];
+        unexpectedEntries[unexpectedKept] = null;
+        return u;
+    }
+
+    /** Keeps {@code u}, delivered and taken off its queue by a receive, for {@link #unexpectedEntry}. */
+    private void keepUnexpected(MatchQueues.Unexpected u) {
+        if (u.data != null || u.list != null || unexpectedKept == unexpectedEntries.length) return; // RTS, or still queued
+        u.type = 0;
+        u.sendId = 0;
+        unexpectedEntries[unexpectedKept++] = u;
+    }
+
+    private void keepPayloadArray(MemorySegment b) {
+        if (b.byteSize() == 0 || b.byteSize() > PAYLOAD_ARRAY_MAX) return;
+        for (int i = 0; i < PAYLOAD_ARRAYS; i++) {
+            if (payloadArrays[i] == null) {
+                payloadArrays[i] = b;
+                return;
+            }
+        }
+        payloadArrays[payloadVictim++ & (PAYLOAD_ARRAYS - 1)] = b;
     }
 
     /** Completes receive {@code r} with the {@code length} bytes of {@code payload} at {@code from}. */

@@ -29,7 +29,7 @@ final class MatchQueues {
         int epoch;
         long sendId;
         long length;
-        byte[] data;        // eager payload copy
+        java.lang.foreign.MemorySegment data; // eager payload copy (a heap segment; see Engine.payloadArray)
     }
 
     MatchQueues(boolean cont) {
