@@ -805,11 +805,8 @@ public class Comm implements Freeable, Cloneable {
             org.ftmpi.p2p.Request s = send(dest, tag, data);
             engine.await(s);
             engine.await(r);
-            for (org.ftmpi.p2p.Request q = s; q != null; q = q == s ? r : null) {
-                if (q.errorClass() != ErrorClass.SUCCESS) {
-                    throw new P2pException(q.errorClass(), q.errorMessage(), q.failedRank());
-                }
-            }
+            throwIfFailed(s);
+            throwIfFailed(r);
             engine.recycle(s);
             engine.recycle(r);
         }
@@ -818,11 +815,12 @@ public class Comm implements Freeable, Cloneable {
     /** Waits for every request, then throws the first error. */
     static void awaitAll(Engine engine, org.ftmpi.p2p.Request... rs) throws P2pException {
         for (org.ftmpi.p2p.Request r : rs) engine.await(r);
-        for (org.ftmpi.p2p.Request r : rs) {
-            if (r.errorClass() != ErrorClass.SUCCESS) {
-                throw new P2pException(r.errorClass(), r.errorMessage(), r.failedRank());
-            }
-        }
+        for (org.ftmpi.p2p.Request r : rs) throwIfFailed(r);
+    }
+
+    /** Throws the error a completed request ended with, if any. */
+    private static void throwIfFailed(org.ftmpi.p2p.Request r) throws P2pException {
+        if (r.errorClass() != ErrorClass.SUCCESS) throw new P2pException(r.errorClass(), r.errorMessage(), r.failedRank());
     }
 
     private Schedule schedule;

@@ -205,7 +205,7 @@ final class P2PRunner {
             long[] calls = options.median() ? new long[iters] : null;
             long allocated = 0;
             for (int i = 0; i < iters + skip; i++) {
-                long a0 = calls != null ? allocatedBytes() : 0;
+                long a0 = calls != null && i >= skip ? allocatedBytes() : 0;
                 long t0 = System.nanoTime();
                 comm.allReduce(sbuf, rbuf, count, MPI.FLOAT, MPI.SUM);
                 long t1 = System.nanoTime();
@@ -218,7 +218,7 @@ final class P2PRunner {
                 }
                 comm.barrier();
             }
-            reportCollective(size, total, calls, iters, COUNTS_ALLOCATION ? allocated : -1);
+            reportCollective(size, total, calls, iters, allocated);
         }
     }
 
@@ -240,13 +240,14 @@ final class P2PRunner {
                 if (calls != null) calls[i - skip] = t1 - t0;
             }
         }
-        reportCollective(0, total, calls, iters, calls != null && COUNTS_ALLOCATION ? allocatedBytes() - a0 : -1);
+        reportCollective(0, total, calls, iters, allocatedBytes() - a0);
     }
 
     /**
      * A collective's row, averaged over the ranks, in us: OSU's (each rank's mean time per call
      * from {@code totalNanos}), or with {@code --median} each rank's median of {@code calls},
-     * followed by rank 0's '# dist' line.
+     * followed by rank 0's '# dist' line and its '# alloc' line ({@code allocated}: heap bytes rank
+     * 0's thread allocated in the timed calls).
      */
     private void reportCollective(int size, double totalNanos, long[] calls, int iters, long allocated)
             throws MPIException {
@@ -256,7 +257,7 @@ final class P2PRunner {
         report(size, sum[0] / comm.getSize());
         if (calls != null && rank == 0 && !warming) {
             out.println(OsuTable.callDistribution(size, calls));
-            if (allocated >= 0) {
+            if (COUNTS_ALLOCATION) {
                 out.printf(java.util.Locale.ROOT, "# alloc %d: %.0f bytes per call (rank 0's thread, the timed calls only)%n",
                         size, allocated / (double) iters);
             }

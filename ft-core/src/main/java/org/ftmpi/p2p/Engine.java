@@ -1067,8 +1067,6 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Keeps {@code u}, delivered and taken off its queue by a receive, for {@link #unexpectedEntry}. */
     private void keepUnexpected(MatchQueues.Unexpected u) {
         if (u.data != null || u.list != null || unexpectedKept == unexpectedEntries.length) return; // RTS, or still queued
-        u.type = 0;
-        u.sendId = 0;
         unexpectedEntries[unexpectedKept++] = u;
     }
 
