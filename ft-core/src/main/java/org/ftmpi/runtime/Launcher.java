@@ -40,7 +40,7 @@ public final class Launcher {
         LauncherConsole console = new LauncherConsole(spec.verbose());
         int code;
         try {
-            code = new Job(spec, rankCommand(spec), console).run();
+            code = new Job(spec, rankCommand(spec, console), console).run();
         } catch (UsageException e) {
             System.err.println("ftmpirun: " + e.getMessage());
             code = 2;
@@ -57,15 +57,28 @@ public final class Launcher {
         System.exit(code);
     }
 
-    /** {@code <java> [jvm-options] -cp <lib>:<user> org.ftmpi.runtime.RankMain}. */
-    static List<String> rankCommand(LaunchSpec spec) throws UsageException, IOException {
+    /**
+     * {@code <java> [-XX:AOTCache=...] [jvm-options] -cp <lib>:<user> org.ftmpi.runtime.RankMain};
+     * makes the ranks' AOT cache first when it is missing ({@link AotCache}).
+     */
+    static List<String> rankCommand(LaunchSpec spec, LauncherConsole console) throws UsageException, IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String lib = System.getProperty("ftmpi.lib.classpath", System.getProperty("java.class.path"));
         String user = spec.userClasspath();
+        List<String> base = new ArrayList<>(defaultRankJvmOptions());
+        List<String> cacheBase = new ArrayList<>(base); // the user's options do not change the cache
+        cacheBase.addAll(hugePageOptions(THP_ENABLED, base, List.of()));
+        base.addAll(hugePageOptions(THP_ENABLED, base, spec.jvmOptions()));
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
-        cmd.addAll(defaultRankJvmOptions());
-        cmd.addAll(hugePageOptions(THP_ENABLED, cmd, spec.jvmOptions()));
+        cmd.addAll(AotCache.options(spec, lib, cacheBase, System.getenv(), console));
+        cmd.addAll(base);
+        String record = System.getProperty(AotCache.RECORD_PROPERTY);
+        if (record != null) { // the AOT cache's training job: its ranks record, with the library alone
+            cmd.addAll(List.of("-XX:AOTMode=record", "-XX:AOTConfiguration=" + record));
+            lib = lib.isEmpty() ? user : lib;
+            user = "";
+        }
         cmd.addAll(spec.jvmOptions());
         String mainFromJar = null;
         if (spec.jar() != null) {
@@ -74,7 +87,7 @@ public final class Launcher {
             mainFromJar = app.mainClass();
         }
         cmd.add("-cp");
-        cmd.add(lib.isEmpty() ? user : lib + File.pathSeparator + user);
+        cmd.add(lib.isEmpty() ? user : user.isEmpty() ? lib : lib + File.pathSeparator + user);
         cmd.add(RankMain.class.getName());
         if (mainFromJar != null) {
             cmd.add(mainFromJar);

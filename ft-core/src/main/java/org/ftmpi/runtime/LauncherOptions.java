@@ -90,6 +90,13 @@ public final class LauncherOptions {
                                     rank R signals itself when it enters its N-th MPI call
                                     (point-to-point, probe, collective, communicator
                                     construction, agree/shrink; see docs/fault-tolerance.md)
+              --aot auto|off        auto (the default): the rank JVMs map an AOT cache of the
+                                    library (JDK 25), made once per build and JDK by a short
+                                    training job before the first job that needs it, in
+                                    $FTMPI_AOT_DIR or ~/.cache/ftmpi/aot; they start with
+                                    its classes loaded and linked, which makes the first
+                                    calls and the first failure fast; off: no cache
+                                    (default: $FTMPI_AOT, else auto)
               --verbose, -v         controller logs to stderr
               --version             print the library version and exit
               -h, --help            print this help and exit
@@ -115,6 +122,8 @@ public final class LauncherOptions {
         long timeout = 0;
         Map<String, String> options = new LinkedHashMap<>();
         options.put("comm-mode", COMM_MODE_ABORT);
+        String aotEnv = env.get("FTMPI_AOT");
+        if (aotEnv != null && !aotEnv.isEmpty()) options.put(AotCache.OPTION, aotEnv); // --aot wins
         Map<String, String> export = new LinkedHashMap<>();
         List<String> jvm = new ArrayList<>();
         String main = null;
@@ -168,6 +177,7 @@ public final class LauncherOptions {
                     bind = inline != null ? inline : value(args, i++, name);
                     options.put("tcp-bind", bind);
                 }
+                case "--aot" -> options.put(AotCache.OPTION, inline != null ? inline : value(args, i++, name));
                 case "--transports" -> options.put("transports", inline != null ? inline : value(args, i++, name));
                 case "--bind-to", "-bind-to" -> options.put(Binding.BIND_TO, inline != null ? inline : value(args, i++, name));
                 case "--report-bindings", "-report-bindings" -> options.put(Binding.REPORT, "true");
@@ -227,6 +237,10 @@ public final class LauncherOptions {
             if (v != null && !v.matches("\\d{1,9}")) {
                 throw new UsageException("job option " + k + " needs a whole number >= 0, got '" + v + "'");
             }
+        }
+        String aot = options.get(AotCache.OPTION);
+        if (aot != null && !AotCache.MODES.contains(aot)) {
+            throw new UsageException("--aot (or $FTMPI_AOT) " + aot + " is not one of " + String.join(", ", AotCache.MODES));
         }
         String bindTo = options.get(Binding.BIND_TO);
         if (bindTo != null && !Binding.MODES.contains(bindTo)) {

@@ -171,12 +171,12 @@ final class WarmUp {
         w.barrier();
     }
 
-    private interface Call {
+    interface Call {
         void run() throws MPIException;
     }
 
     /** Runs a call that must fail because a peer died. */
-    private static void expectFailure(Call c) throws MPIException {
+    static void expectFailure(Call c) throws MPIException {
         try {
             c.run();
         } catch (ProcFailedException expected) {
@@ -186,7 +186,7 @@ final class WarmUp {
     }
 
     /** The body of each of the two ranks. */
-    private static void exercise(Intracomm w, int rounds) throws MPIException {
+    static void exercise(Intracomm w, int rounds) throws MPIException {
         int rank = w.getRank(), peer = 1 - rank;
         int[] i1 = new int[1], i2 = new int[2];
         long[] l2 = new long[2];

@@ -1,0 +1,147 @@
+package org.ftmpi.runtime;
+
+import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import mpi.Request;
+
+/**
+ * The training run of the ranks' ahead-of-time cache ({@link AotCache}): the program of a real
+ * job of {@link AotCache#TRAINING_NP} ranks under {@code --recovery-mode ignore}, started by
+ * {@code ftmpirun} with JDK 25's {@code -XX:AOTMode=record}. What it runs is what the cache then
+ * has loaded, linked (lambdas and method handles included) and profiled before a job's first
+ * call: point-to-point of every protocol (eager, rendezvous, the single copy of large messages),
+ * the collectives, communicator management, the ULFM operations, and a real failure: rank 0
+ * SIGKILLs the last rank while the others wait for it, and the survivors take the failure path
+ * (the controller's notice, {@code ProcFailedException}, {@code getFailed}, {@code ackFailed},
+ * {@code agree}, {@code shrink}). Rank 0 then runs the FT-MPI recovery warm-up ({@link
+ * WarmUp#failures}: threads-as-ranks jobs that recover COMM_WORLD) and writes its process id to
+ * {@value #RANK0_FILE} in the working directory: the launcher takes rank 0's recorded
+ * configuration, which has seen all of it.
+ */
+public final class AotTraining {
+    /** Rank 0 writes its process id here (working directory) once it is done. */
+    static final String RANK0_FILE = "rank0.pid";
+    private static final int ROUNDS = 50;
+
+    private AotTraining() {}
+
+    public static void main(String[] args) throws Exception {
+        MPI.Init(args);
+        Intracomm world = MPI.COMM_WORLD;
+        world.setErrhandler(MPI.ERRORS_RETURN); // the failure below raises ProcFailedException
+        int rank = world.getRank(), n = world.getSize();
+        if (n < 3) throw new IllegalStateException("the AOT training job needs at least 3 ranks, got " + n);
+        Intracomm pair = world.split(rank / 2, rank);
+        if (pair.getSize() == 2) WarmUp.exercise(pair, ROUNDS);
+        pair.free();
+        collectives(world);
+        largeMessages(world);
+        failure(world);
+        if (rank == 0) {
+            WarmUp.failures(Map.of("comm-mode", "shrink"));
+            WarmUp.failures(Map.of("comm-mode", "blank"));
+            Files.writeString(Path.of(RANK0_FILE), Long.toString(ProcessHandle.current().pid()));
+        }
+        MPI.Finalize();
+    }
+
+    /** The collectives on all ranks, blocking and non-blocking, with the common types and ops. */
+    private static void collectives(Intracomm w) throws MPIException {
+        int n = w.getSize(), rank = w.getRank();
+        int[] i1 = {rank}, in = new int[n], out = new int[n], counts = new int[n];
+        java.util.Arrays.fill(counts, 1);
+        long[] l1 = {rank}, ln = new long[n];
+        double[] d = new double[64], d2 = new double[64];
+        float[] f = new float[8], f2 = new float[8];
+        ByteBuffer b = MPI.newByteBuffer(64), b2 = MPI.newByteBuffer(64), b3 = MPI.newByteBuffer(64);
+        for (int round = 0; round < ROUNDS; round++) {
+            int root = round % n;
+            w.barrier();
+            w.bcast(d, d.length, MPI.DOUBLE, root);
+            w.reduce(d, d2, d.length, MPI.DOUBLE, MPI.SUM, root);
+            w.allReduce(i1, out, 1, MPI.INT, MPI.SUM);
+            w.allReduce(l1, ln, 1, MPI.LONG, MPI.MAX);
+            w.allReduce(f, f2, f.length, MPI.FLOAT, MPI.MIN);
+            w.allReduce(d, d.length, MPI.DOUBLE, MPI.SUM);
+            w.allReduce(b, b2, 16, MPI.INT, MPI.PROD);
+            w.gather(i1, 1, MPI.INT, in, 1, MPI.INT, root);
+            w.scatter(in, 1, MPI.INT, i1, 1, MPI.INT, root);
+            w.allGather(l1, 1, MPI.LONG, ln, 1, MPI.LONG);
+            w.allToAll(in, 1, MPI.INT, out, 1, MPI.INT);
+            w.reduceScatter(in, i1, counts, MPI.INT, MPI.SUM);
+            w.scan(i1, out, 1, MPI.INT, MPI.SUM);
+            Request[] r = {w.iBarrier(), w.iAllReduce(b, b2, 8, MPI.INT, MPI.SUM), w.iBcast(b3, 64, MPI.BYTE, root)};
+            Request.waitAll(r);
+            if (round % 20 == 0) {
+                Intracomm d1 = w.dup();
+                Intracomm s = d1.split(rank % 2, -rank);
+                s.allReduce(i1, out, 1, MPI.INT, MPI.SUM);
+                s.free();
+                d1.agree(1);
+                d1.free();
+            }
+        }
+    }
+
+    /** Messages above the eager limits (rendezvous, and the single-copy path of large ones) in a ring. */
+    private static void largeMessages(Intracomm w) throws MPIException {
+        int n = w.getSize(), rank = w.getRank(), next = (rank + 1) % n, prev = (rank + n - 1) % n;
+        for (int size : new int[] {16 << 10, 256 << 10, 4 << 20}) {
+            byte[] s = new byte[size], r = new byte[size];
+            ByteBuffer sd = MPI.newByteBuffer(size), rd = MPI.newByteBuffer(size);
+            for (int i = 0; i < 10; i++) {
+                w.sendRecv(s, size, MPI.BYTE, next, 1, r, size, MPI.BYTE, prev, 1);
+                Request q = w.iRecv(rd, size, MPI.BYTE, prev, 2);
+                w.send(sd, size, MPI.BYTE, next, 2);
+                q.waitFor();
+            }
+        }
+    }
+
+    /** Rank 0 SIGKILLs the last rank while the others wait for it; the survivors run the ULFM operations. */
+    private static void failure(Intracomm w) throws MPIException {
+        int n = w.getSize(), rank = w.getRank(), victim = n - 1;
+        long[] pids = new long[n];
+        w.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
+        Intracomm alive = w.split(rank == victim ? MPI.UNDEFINED : 0, rank);
+        w.barrier();
+        if (rank == victim) {
+            w.recv(new int[1], 1, MPI.INT, 0, 77); // never sent: killed here
+            throw new IllegalStateException("AOT training: the victim was not killed");
+        }
+        Request pending = w.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 77);
+        alive.barrier();
+        if (rank == 0) ProcessHandle.of(pids[victim]).ifPresent(ProcessHandle::destroyForcibly);
+        int[] one = {1}, r1 = new int[1];
+        WarmUp.expectFailure(pending::waitFor);
+        WarmUp.expectFailure(() -> w.recv(r1, 1, MPI.INT, MPI.ANY_SOURCE, 78));
+        WarmUp.expectFailure(() -> w.send(one, 1, MPI.INT, victim, 79));
+        WarmUp.expectFailure(() -> w.allReduce(one, r1, 1, MPI.INT, MPI.SUM));
+        w.getFailed().free();
+        WarmUp.expectFailure(() -> w.agree(1));
+        w.ackFailed();
+        w.agree(1);
+        IntBuffer flag = MPI.newIntBuffer(1).put(0, 1);
+        w.iAgree(flag).waitFor();
+        Intracomm s = w.shrink();
+        for (int i = 0; i < ROUNDS; i++) {
+            s.allReduce(one, r1, 1, MPI.INT, MPI.SUM);
+            s.barrier();
+        }
+        Intracomm d = s.dup();
+        d.revoke();
+        Intracomm s2 = d.shrink();
+        s2.allReduce(one, r1, 1, MPI.INT, MPI.SUM);
+        s2.free();
+        d.free();
+        s.free();
+        alive.free();
+    }
+}
