@@ -67,6 +67,9 @@ final class AotCache {
             "-XX:AOTCacheOutput", "-XX:SharedArchiveFile", "-XX:ArchiveClassesAtExit", "-XX:+AutoCreateSharedArchive",
             "-Xshare");
 
+    /** Set when ftmpirun is stopped (SIGINT, SIGTERM) during a training: its end is no failure to remember. */
+    private static volatile boolean stopping;
+
     private AotCache() {}
 
     /** Whether the user's JVM options take the class-data archives into their own hands. */
@@ -150,6 +153,7 @@ final class AotCache {
                         try {
                             train(cache, lib, rankOptions, console);
                         } catch (IOException e) {
+                            if (stopping) return List.of(); // ftmpirun was stopped: not a failure of the training
                             Files.writeString(failed, e.getMessage() + "\n");
                             throw new IOException(e.getMessage() + "\n  (not tried again for this build and JDK for a day, or until "
                                     + failed + " is removed)", e);
@@ -206,6 +210,18 @@ final class AotCache {
         Path log = work.resolve(what.replace(' ', '-') + ".log");
         Process p = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
+        // ftmpirun stopped (Ctrl-C, SIGTERM) meanwhile: the training launcher ends its ranks on SIGTERM
+        Thread stop = new Thread(() -> {
+            stopping = true;
+            p.destroy();
+            try {
+                p.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                // exiting anyway
+            }
+            deleteTree(work);
+        }, "ftmpirun-aot-training-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
         try {
             if (!p.waitFor(TRAINING_TIMEOUT_S, TimeUnit.SECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -216,6 +232,12 @@ final class AotCache {
             p.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new IOException(what + " interrupted");
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(stop);
+            } catch (IllegalStateException exiting) {
+                // the hook runs
+            }
         }
         // the training job's status is that of its killed rank (137) by design: judged by its files
         if (p.exitValue() != 0 && !what.equals("training job")) throw failed(work, what, "exit status " + p.exitValue());
@@ -233,12 +255,18 @@ final class AotCache {
         return new IOException("the AOT cache's " + what + " failed (" + why + ")" + (tail.isEmpty() ? "" : ":\n  " + tail));
     }
 
-    /** Deletes the caches beyond the {@value #KEEP} most recently used that were not used for a day, never {@code current}. */
+    /**
+     * Deletes the caches beyond the {@value #KEEP} most recently used that were not used for a day,
+     * never {@code current}, and training directories a day old (a launcher killed by SIGKILL).
+     */
     private static void prune(Path d, Path current) {
         List<Path> caches = new ArrayList<>();
         long dayAgo = System.currentTimeMillis() - TimeUnit.DAYS.toMillis(1);
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(d, "ranks-*.aot")) {
-            for (Path p : s) caches.add(p);
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(d, "{ranks-*.aot,training-*}")) {
+            for (Path p : s) {
+                if (p.getFileName().toString().endsWith(".aot")) caches.add(p);
+                else if (Files.getLastModifiedTime(p).toMillis() < dayAgo) deleteTree(p); // a launcher killed in training
+            }
             caches.sort(Comparator.comparing((Path p) -> {
                 try {
                     return Files.getLastModifiedTime(p);

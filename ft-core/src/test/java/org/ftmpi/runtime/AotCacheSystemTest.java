@@ -66,6 +66,39 @@ class AotCacheSystemTest {
         }
     }
 
+    @Test
+    void stoppingFtmpirunDuringTheTrainingLeavesNothingBehind() throws Exception {
+        Path root = FtmpirunSystemTest.root();
+        Path lib = Files.createDirectory(tmp.resolve("lib"));
+        String cp = jar(root.resolve("ddt-engine/target/classes"), lib.resolve("ddt-engine.jar")) + ":"
+                + jar(root.resolve("ft-core/target/classes"), lib.resolve("ft-core.jar"));
+        Path aot = tmp.resolve("aot"), err = tmp.resolve("err-stopped.txt");
+        ProcessBuilder pb = new ProcessBuilder(command(root, cp, Files.createDirectory(tmp.resolve("logs-stopped"))))
+                .directory(tmp.toFile());
+        pb.environment().remove("FTMPI_AOT");
+        pb.environment().put("FTMPI_AOT_DIR", aot.toString());
+        Process p = pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<ProcessHandle> training = List.of();
+        while (System.nanoTime() < deadline && training.stream().noneMatch(h -> h.info().commandLine().orElse("")
+                .contains("AotTraining") && h.info().commandLine().orElse("").contains("RankMain"))) {
+            Thread.sleep(50); // until the training job's ranks run
+            training = p.descendants().toList();
+        }
+        assertTrue(Files.readString(err).contains("making the AOT cache"), Files.readString(err));
+        assertFalse(training.isEmpty(), "the training job started");
+        p.destroy(); // SIGTERM, as a Ctrl-C
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ftmpirun ended");
+        assertEquals(143, p.exitValue(), Files.readString(err));
+        for (ProcessHandle h : training) {
+            h.onExit().get(30, TimeUnit.SECONDS); // every process of the training ends with it
+        }
+        try (Stream<Path> s = Files.list(aot)) {
+            List<String> left = s.map(f -> f.getFileName().toString()).filter(f -> !f.equals(".lock")).toList();
+            assertEquals(List.of(), left, "no cache, no failure marker, no training directory");
+        }
+    }
+
     private static List<Path> caches(Path aot) throws IOException {
         try (Stream<Path> s = Files.list(aot)) {
             return s.filter(p -> p.getFileName().toString().matches("ranks-[0-9a-f]{20}\\.aot")).toList();
@@ -94,13 +127,7 @@ class AotCacheSystemTest {
     /** Runs a job of 2 ranks of RtProbe through the launcher with the library {@code cp}, caches in {@code aot}. */
     private Job job(Path root, String cp, Path aot, String name, String... launcherArgs) throws Exception {
         Path logs = Files.createDirectory(tmp.resolve("logs-" + name));
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
-                "-Dftmpi.root=" + root, "-cp", cp, Launcher.class.getName()));
-        cmd.addAll(List.of(launcherArgs));
-        cmd.addAll(List.of("-np", "2", "--timeout", "120", "java", "-Xlog:class+load=info:file=" + logs.resolve("rank-%p.log"),
-                "-cp", FtmpirunSystemTest.testClasses(), "org.ftmpi.runtime.testprog.RtProbe", "hello"));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
+        ProcessBuilder pb = new ProcessBuilder(command(root, cp, logs, launcherArgs)).directory(tmp.toFile());
         pb.environment().remove("FTMPI_AOT"); // the build turns it off for the other tests
         pb.environment().put("FTMPI_AOT_DIR", aot.toString());
         Path err = tmp.resolve("err-" + name + ".txt");
@@ -111,6 +138,17 @@ class AotCacheSystemTest {
             throw new AssertionError("job " + name + " did not end: " + Files.readString(err));
         }
         return new Job(p.exitValue(), Files.readString(err), logs);
+    }
+
+    /** The launcher with the library {@code cp}, 2 ranks of RtProbe logging their class loading into {@code logs}. */
+    private static List<String> command(Path root, String cp, Path logs, String... launcherArgs) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+                "-Dftmpi.root=" + root, "-cp", cp, Launcher.class.getName()));
+        cmd.addAll(List.of(launcherArgs));
+        cmd.addAll(List.of("-np", "2", "--timeout", "120", "java", "-Xlog:class+load=info:file=" + logs.resolve("rank-%p.log"),
+                "-cp", FtmpirunSystemTest.testClasses(), "org.ftmpi.runtime.testprog.RtProbe", "hello"));
+        return cmd;
     }
 
     /** Packs the class directory {@code classes} into the jar {@code jar}. */
