@@ -28,8 +28,8 @@ import java.util.concurrent.TimeUnit;
  * already loaded and linked (lambdas and method handles included) and with method profiles for
  * the JIT. Without it each JVM loads, links and interprets every path the first time it runs it:
  * a job's start, the first call of each collective, and the first failure, where a cold path
- * costs the most (at np 8 on 2 cores, every survivor told of a SIGKILL after a median 24.9 ms
- * cold and 10.7 ms with the cache: docs/benchmarks.md, "Session 14").
+ * costs the most (at np 8 on 2 cores, every survivor told of a SIGKILL after a median 18.8 ms
+ * without the cache and 14.5 ms with it: docs/benchmarks.md, "Session 14").
  *
  * <p>The cache belongs to one build of the library and one JDK: its file name is a hash of the
  * JDK, each library jar's path, size and modification time, and the JVM options that ftmpirun
@@ -40,12 +40,13 @@ import java.util.concurrent.TimeUnit;
  * configuration, and an atomic rename publishes it. The user's own class path comes after the
  * library's on a rank's class path, which the JDK accepts: the cache serves every program.
  *
- * <p>Not used when: {@code ftmpirun --aot off} (job option {@code aot=off}, or {@code FTMPI_AOT=off}); the user's JVM
- * options manage CDS or AOT themselves ({@link #userManaged}); the library class path has a
- * directory ({@code target/classes}: the JDK caches classes from jars only, so not in a build's
- * own test phase); no cache directory can be made. A training that fails is reported in one line
- * and the job starts without a cache; a file {@code ranks-KEY.failed} next to where the cache
- * would be keeps the next jobs from trying again for a day (remove it to retry at once). Where: {@code $FTMPI_AOT_DIR}, else {@code
+ * <p>Not used when: {@code ftmpirun --aot off} (job option {@code aot=off}, or {@code
+ * FTMPI_AOT=off}); the user's JVM options manage CDS or AOT themselves ({@link #userManaged});
+ * the library class path has a directory ({@code target/classes}: the JDK caches classes from
+ * jars only, so not in a build's own test phase); no cache directory can be made. A training
+ * that fails is reported in one line and the job starts without a cache; a file {@code
+ * ranks-KEY.failed} next to where the cache would be keeps the next jobs from trying again for
+ * a day (remove it to retry at once). Where: {@code $FTMPI_AOT_DIR}, else {@code
  * $XDG_CACHE_HOME/ftmpi/aot}, else {@code ~/.cache/ftmpi/aot}; a cache is deleted when
  * {@value #KEEP} others were used more recently and it was not used for a day.
  */
