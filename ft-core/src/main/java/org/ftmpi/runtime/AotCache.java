@@ -147,7 +147,12 @@ final class AotCache {
                     }
                     Files.deleteIfExists(failed);
                 }
-                Files.createDirectories(d, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                try {
+                    Files.createDirectories(d, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                } catch (IOException e) {
+                    throw new IOException("cannot make the cache directory " + d + " (" + e + "); set FTMPI_AOT_DIR"
+                            + " to a writable directory, or FTMPI_AOT=off", e);
+                }
                 try (FileChannel ch = FileChannel.open(d.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                      FileLock ignored = ch.lock()) {
                     if (!Files.isRegularFile(cache) && !Files.isRegularFile(failed)) {

@@ -117,6 +117,14 @@ class AotCacheTest {
     }
 
     @Test
+    void anUnusableCacheDirectoryOnlyCostsTheCache() throws Exception {
+        Path a = Files.writeString(tmp.resolve("a.jar"), "a"), file = Files.writeString(tmp.resolve("file"), "x");
+        LaunchSpec auto = LauncherOptions.parse(new String[] {"-np", "2", "M"}, Map.of());
+        assertEquals(List.of(), AotCache.options(auto, a.toString(), List.of(),
+                Map.of("FTMPI_AOT_DIR", file.resolve("aot").toString()), new LauncherConsole(false)));
+    }
+
+    @Test
     void optionAndEnvironment() throws Exception {
         assertEquals("off", LauncherOptions.parse(new String[] {"-np", "2", "--aot", "off", "M"}, Map.of()).options().get("aot"));
         assertEquals("off", LauncherOptions.parse(new String[] {"-np", "2", "--aot=off", "M"}, Map.of()).options().get("aot"));
