@@ -127,7 +127,6 @@ final class WarmUp {
     private static void ulfm(Intracomm w, LocalJobRuntime rt, CyclicBarrier posted) throws Exception {
         w.setErrhandler(MPI.ERRORS_RETURN);
         int rank = w.getRank(), victim = w.getSize() - 1;
-        int[] one = {1}, r1 = new int[1];
         w.barrier();
         if (rank == victim) {
             posted.await(BARRIER_S, TimeUnit.SECONDS);
@@ -136,7 +135,22 @@ final class WarmUp {
         }
         Request r = w.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, victim, 7);
         posted.await(BARRIER_S, TimeUnit.SECONDS);
-        expectFailure(r::waitFor);
+        Intracomm s = survive(w, victim, r);
+        s.barrier();
+        s.free();
+    }
+
+    /**
+     * A survivor's side of the death of {@code victim}, for which {@code pending} (a receive from
+     * it) waits: the calls that fail with {@code ProcFailedException} (the receive, an {@code
+     * ANY_SOURCE} receive and probe, a send to it, a collective, an {@code agree}), then {@code
+     * getFailed}, {@code ackFailed}, {@code agree} and {@code shrink}; returns the shrunk
+     * communicator after a reduction and an agreement on it. Also the AOT cache's training
+     * ({@link AotTraining}), with a real process killed.
+     */
+    static Intracomm survive(Intracomm w, int victim, Request pending) throws MPIException {
+        int[] one = {1}, r1 = new int[1];
+        expectFailure(pending::waitFor);
         expectFailure(() -> w.recv(r1, 1, MPI.INT, MPI.ANY_SOURCE, 8));
         expectFailure(() -> w.iProbe(MPI.ANY_SOURCE, 8));
         expectFailure(() -> w.send(one, 1, MPI.INT, victim, 9));
@@ -148,8 +162,7 @@ final class WarmUp {
         Intracomm s = w.shrink();
         s.allReduce(one, r1, 1, MPI.INT, MPI.SUM);
         s.agree(1);
-        s.barrier();
-        s.free();
+        return s;
     }
 
     /** recovery-mode auto: the last rank dies during an allReduce; the survivors recover and reduce again. */

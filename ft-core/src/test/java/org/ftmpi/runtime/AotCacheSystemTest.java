@@ -73,11 +73,7 @@ class AotCacheSystemTest {
         String cp = jar(root.resolve("ddt-engine/target/classes"), lib.resolve("ddt-engine.jar")) + ":"
                 + jar(root.resolve("ft-core/target/classes"), lib.resolve("ft-core.jar"));
         Path aot = tmp.resolve("aot"), err = tmp.resolve("err-stopped.txt");
-        ProcessBuilder pb = new ProcessBuilder(command(root, cp, Files.createDirectory(tmp.resolve("logs-stopped"))))
-                .directory(tmp.toFile());
-        pb.environment().remove("FTMPI_AOT");
-        pb.environment().put("FTMPI_AOT_DIR", aot.toString());
-        Process p = pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+        Process p = launcher(root, cp, aot, Files.createDirectory(tmp.resolve("logs-stopped"))).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         List<ProcessHandle> training = List.of();
         while (System.nanoTime() < deadline && training.stream().noneMatch(h -> h.info().commandLine().orElse("")
@@ -127,11 +123,8 @@ class AotCacheSystemTest {
     /** Runs a job of 2 ranks of RtProbe through the launcher with the library {@code cp}, caches in {@code aot}. */
     private Job job(Path root, String cp, Path aot, String name, String... launcherArgs) throws Exception {
         Path logs = Files.createDirectory(tmp.resolve("logs-" + name));
-        ProcessBuilder pb = new ProcessBuilder(command(root, cp, logs, launcherArgs)).directory(tmp.toFile());
-        pb.environment().remove("FTMPI_AOT"); // the build turns it off for the other tests
-        pb.environment().put("FTMPI_AOT_DIR", aot.toString());
         Path err = tmp.resolve("err-" + name + ".txt");
-        Process p = pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+        Process p = launcher(root, cp, aot, logs, launcherArgs).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
         if (!p.waitFor(240, TimeUnit.SECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
@@ -140,15 +133,21 @@ class AotCacheSystemTest {
         return new Job(p.exitValue(), Files.readString(err), logs);
     }
 
-    /** The launcher with the library {@code cp}, 2 ranks of RtProbe logging their class loading into {@code logs}. */
-    private static List<String> command(Path root, String cp, Path logs, String... launcherArgs) {
+    /**
+     * The launcher with the library {@code cp} and its caches in {@code aot}, 2 ranks of RtProbe
+     * logging their class loading into {@code logs}, in the test's directory.
+     */
+    private ProcessBuilder launcher(Path root, String cp, Path aot, Path logs, String... launcherArgs) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
                 "-Dftmpi.root=" + root, "-cp", cp, Launcher.class.getName()));
         cmd.addAll(List.of(launcherArgs));
         cmd.addAll(List.of("-np", "2", "--timeout", "120", "java", "-Xlog:class+load=info:file=" + logs.resolve("rank-%p.log"),
                 "-cp", FtmpirunSystemTest.testClasses(), "org.ftmpi.runtime.testprog.RtProbe", "hello"));
-        return cmd;
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
+        pb.environment().remove("FTMPI_AOT"); // the build turns it off for the other tests
+        pb.environment().put("FTMPI_AOT_DIR", aot.toString());
+        return pb;
     }
 
     /** Packs the class directory {@code classes} into the jar {@code jar}. */
