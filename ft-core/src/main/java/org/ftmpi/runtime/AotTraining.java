@@ -1,9 +1,11 @@
 package org.ftmpi.runtime;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
+import java.nio.file.StandardOpenOption;
 
 import mpi.Intracomm;
 import mpi.MPI;
@@ -19,10 +21,17 @@ import mpi.Request;
  * the collectives, communicator management, the ULFM operations, and a real failure: rank 0
  * SIGKILLs the last rank while the others wait for it, and the survivors take the failure path
  * (the controller's notice, {@code ProcFailedException}, {@code getFailed}, {@code ackFailed},
- * {@code agree}, {@code shrink}). Rank 0 then runs the FT-MPI recovery warm-up ({@link
- * WarmUp#failures}: threads-as-ranks jobs that recover COMM_WORLD) and writes its process id to
- * {@value #RANK0_FILE} in the working directory: the launcher takes rank 0's recorded
- * configuration, which has seen all of it.
+ * {@code agree}, {@code shrink}). Rank 0 then writes its process id to {@value #RANK0_FILE} in
+ * the working directory: the launcher takes rank 0's recorded configuration, which has seen all
+ * of it.
+ *
+ * <p>What it leaves out: the FT-MPI recovery warm-up among threads ({@link WarmUp#failures}),
+ * which the training ran in session 14. Its threads-as-ranks jobs run the engine over another
+ * transport, so the cached profiles of the engine's hot path saw more kinds of transport and
+ * request than a job does, and the compiled point-to-point path of every job was more general
+ * than it needs (8 B latency 0.19-0.26 us against 0.17-0.18 us without it, same machine,
+ * interleaved); SHRINK, BLANK and REBUILD recovery times were not slower without it
+ * (docs/benchmarks.md, "Session 15").
  */
 public final class AotTraining {
     /** Rank 0 writes its process id here (working directory) once it is done. */
@@ -38,17 +47,65 @@ public final class AotTraining {
         int rank = world.getRank(), n = world.getSize();
         if (n < 3) throw new IllegalStateException("the AOT training job needs at least 3 ranks, got " + n);
         Intracomm pair = world.split(rank / 2, rank);
-        if (pair.getSize() == 2) WarmUp.exercise(pair, ROUNDS);
+        if (pair.getSize() == 2) {
+            tails(pair); // first: profiled while the copy paths still run in profiling code
+            WarmUp.exercise(pair, ROUNDS);
+        }
         pair.free();
         collectives(world);
         largeMessages(world);
         failure(world);
-        if (rank == 0) {
-            WarmUp.failures(Map.of("comm-mode", "shrink"));
-            WarmUp.failures(Map.of("comm-mode", "blank"));
-            Files.writeString(Path.of(RANK0_FILE), Long.toString(ProcessHandle.current().pid()));
-        }
+        if (rank == 0) Files.writeString(Path.of(RANK0_FILE), Long.toString(ProcessHandle.current().pid()));
         MPI.Finalize();
+    }
+
+    /**
+     * Small messages of every length up to 16 bytes and odd lengths above, between byte arrays,
+     * direct buffers and a mapped file's buffer, in every pairing, with the receive posted
+     * before the message arrives and after it (the unexpected path). Why: the JDK's segment copy
+     * ({@code MemorySegment.copy}) copies a length's 4-, 2- and 1-byte tail in separate branches,
+     * and the compiler of a job that maps the cache compiles from this run's profiles. When only
+     * one kind of segment had passed a branch here (the library's own byte-array payloads), the
+     * compiled copy assumed that kind there, and the first 1-byte message from a direct buffer
+     * in a job threw the compiled send and receive paths away, again and again: 13-15 such
+     * deoptimisations per rank JVM in a 2-second latency run, each followed by a recompilation
+     * of the hot path on the cores the two ranks spin on; none with this exercise
+     * (docs/benchmarks.md, "Session 15"). Three kinds of segment through
+     * each branch leave no single kind to assume.
+     */
+    private static void tails(Intracomm pair) throws MPIException, IOException {
+        int rank = pair.getRank(), peer = 1 - rank, max = 4096;
+        Path file = Path.of("tails-" + pair.getRank() + "-" + ProcessHandle.current().pid() + ".bin"); // working directory
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            Object[] kinds = {new byte[max], MPI.newByteBuffer(max), ch.map(FileChannel.MapMode.READ_WRITE, 0, max)};
+            Object[] into = {new byte[max], MPI.newByteBuffer(max), ch.map(FileChannel.MapMode.READ_WRITE, max, max)};
+            int[] lengths = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 33, 63, 65, 127, 255, 257, 1023, 4095};
+            byte[] go = new byte[0];
+            for (int round = 0; round < 4; round++) {
+                boolean sender = rank == (round & 1); // both roles on rank 0, whose profiles the cache keeps
+                for (Object s : kinds) {
+                    for (Object r : into) {
+                        for (int len : lengths) {
+                            // the receive (usually) posted before the message arrives: copied from the ring
+                            if (sender) {
+                                pair.recv(go, 0, MPI.BYTE, peer, 8);
+                                pair.send(s, len, MPI.BYTE, peer, 9);
+                            } else {
+                                pair.send(go, 0, MPI.BYTE, peer, 8);
+                                pair.recv(r, len, MPI.BYTE, peer, 9);
+                            }
+                            // the message before the receive: kept as an unexpected message, then copied out
+                            if (sender) pair.send(s, len, MPI.BYTE, peer, 10);
+                            pair.barrier();
+                            if (!sender) pair.recv(r, len, MPI.BYTE, peer, 10);
+                        }
+                    }
+                }
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
     }
 
     /** The collectives on all ranks, blocking and non-blocking, with the common types and ops. */
