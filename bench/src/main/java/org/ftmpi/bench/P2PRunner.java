@@ -37,7 +37,8 @@ final class P2PRunner {
     void run() throws MPIException {
         if (rank == 0) {
             out.print(OsuTable.header(options, MPI.getProcessorName()));
-            out.println("# JIT warm-up: untimed passes of the same loops first (sizes up to 1 MiB, then the exact timed pass)");
+            out.println("# JIT warm-up: untimed passes of the same loops first (sizes up to 1 MiB, then the exact timed pass"
+                    + " until the JIT compilers are idle during one)");
             out.flush();
         }
         // OSU's per-size warm-up assumes compiled code; a JVM first has to compile the loops and
@@ -45,6 +46,7 @@ final class P2PRunner {
         P2POptions measured = options;
         boolean latency = !measured.benchmark().usesWindow();
         warming = true;
+        everyRank(false, false); // see everyRank
         // Large sizes (rendezvous path) with few iterations, then small ones (eager path) with
         // many: the last recompilations then happen before the first (small) size is timed.
         warm(measured, (1 << 16) + 1, 1 << 20, latency ? 300 : 20);
@@ -59,12 +61,70 @@ final class P2PRunner {
         // Measured: after a warm-up of other counts, the first sizes of the timed pass still ran
         // slowly (point-to-point over TCP: 0-8 B at 6-15 us where 16 B took 4.8 us, session 4;
         // collectives: the first few hundred calls, 4 JVMs on 2 cores), as the JIT recompiles
-        // the loops for the timed pass, so the exact timed pass runs once untimed first.
-        options = measured;
-        dispatch();
+        // the loops for the timed pass, so the exact timed pass runs untimed first, until the
+        // compilers are idle.
+        int extra = untilCompilersIdle(measured);
+        if (rank == 0) {
+            out.println("# JIT warm-up: " + (extra < 0 ? "the compilers were still at work in the last of " + -extra
+                    : "the compilers were idle in the last of " + extra) + " untimed exact passes");
+            out.flush();
+        }
         warming = false;
         options = measured;
         dispatch();
+    }
+
+    /** Untimed exact passes after the warm-up: at most this many, and none started after {@link #IDLE_PASSES_NS}. */
+    private static final int IDLE_PASSES_MAX = 8;
+    private static final long IDLE_PASSES_NS = 20_000_000_000L;
+
+    /**
+     * Runs the exact timed pass, untimed, until one pass ran while no rank's JIT compiler did any
+     * work (the JVM's accumulated compilation time did not grow), at most {@link #IDLE_PASSES_MAX}
+     * passes and none started after {@link #IDLE_PASSES_NS}; every rank takes the same decision
+     * (an allReduce of the ranks' views). Returns the passes run, negated when the compilers were
+     * still at work in the last. Why: a fixed warm-up left the JIT compiling the hot path (and
+     * the timed loop itself) while the first sizes were timed, and a compiler thread that takes
+     * one of the cores two spinning ranks run on stalls the ping-pong for whole scheduler slices
+     * (2-6 ms each; the first timed size then measured 0.8-2.5 us for 0.13-0.2 us). With ranks
+     * that start from the AOT cache (JDK 25 replays the training run's compilations at start-up,
+     * docs/launcher.md) the compilers stay busy longer. A JVM that does not count compilation
+     * time ends after the first pass.
+     */
+    private int untilCompilersIdle(P2POptions measured) throws MPIException {
+        long start = System.nanoTime();
+        for (int pass = 1; ; pass++) {
+            long before = compilationMillis();
+            options = measured;
+            dispatch();
+            boolean busy = compilationMillis() > before;
+            int[] view = everyRank(busy, pass >= IDLE_PASSES_MAX || System.nanoTime() - start > IDLE_PASSES_NS);
+            if (view[0] == 0) return pass;
+            if (view[1] == 1) return -pass;
+        }
+    }
+
+    private static final java.lang.management.CompilationMXBean JIT = java.lang.management.ManagementFactory.getCompilationMXBean();
+    private static final boolean JIT_TIMED = JIT != null && JIT.isCompilationTimeMonitoringSupported();
+
+    /** This JVM's accumulated JIT compilation time (ms; 0 where the JVM does not count it). */
+    private static long compilationMillis() {
+        return JIT_TIMED ? JIT.getTotalCompilationTime() : 0;
+    }
+
+    /**
+     * {busy, over}, each 1 if it is true on any rank (an allReduce over the benchmark's
+     * communicator). The warm-up passes call it too, with nothing to say: the check's own path
+     * (an int allReduce, which the benchmark may not use) is then compiled into the profiles long
+     * before the last pass. Measured: called only after the exact passes, its first call threw
+     * away the compiled allreduce path of {@code bench allreduce} (float), and when the
+     * compilers had been idle during that one pass, the timed pass ran interpreted at 120-250 us
+     * per call instead of 6-8.
+     */
+    private int[] everyRank(boolean busy, boolean over) throws MPIException {
+        int[] view = {busy ? 1 : 0, over ? 1 : 0};
+        comm.allReduce(view, 2, MPI.INT, MPI.MAX);
+        return view;
     }
 
     /** One untimed pass over the measured sizes that fall in [lo, hi], if any. */
@@ -75,6 +135,7 @@ final class P2PRunner {
         options = new P2POptions(measured.benchmark(), min, max, iterations, 0, measured.window(), measured.buffer(),
                 measured.median());
         dispatch();
+        everyRank(false, false); // see everyRank
     }
 
     private void dispatch() throws MPIException {
