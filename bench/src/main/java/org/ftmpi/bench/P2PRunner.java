@@ -46,7 +46,6 @@ final class P2PRunner {
         P2POptions measured = options;
         boolean latency = !measured.benchmark().usesWindow();
         warming = true;
-        everyRank(false, false); // see everyRank
         // Large sizes (rendezvous path) with few iterations, then small ones (eager path) with
         // many: the last recompilations then happen before the first (small) size is timed.
         warm(measured, (1 << 16) + 1, 1 << 20, latency ? 300 : 20);
@@ -127,15 +126,19 @@ final class P2PRunner {
         return view;
     }
 
-    /** One untimed pass over the measured sizes that fall in [lo, hi], if any. */
+    /**
+     * One untimed pass over the measured sizes that fall in [lo, hi], if any; then the ranks'
+     * check of {@link #everyRank}, with nothing to say, so that its path is profiled early.
+     */
     private void warm(P2POptions measured, int lo, int hi, int iterations) throws MPIException {
         int min = Math.max(measured.minSize(), lo);
         int max = Math.min(measured.maxSize(), hi);
-        if (min > max) return;
-        options = new P2POptions(measured.benchmark(), min, max, iterations, 0, measured.window(), measured.buffer(),
-                measured.median());
-        dispatch();
-        everyRank(false, false); // see everyRank
+        if (min <= max) {
+            options = new P2POptions(measured.benchmark(), min, max, iterations, 0, measured.window(), measured.buffer(),
+                    measured.median());
+            dispatch();
+        }
+        everyRank(false, false);
     }
 
     private void dispatch() throws MPIException {

@@ -75,7 +75,7 @@ public final class AotTraining {
      */
     private static void tails(Intracomm pair) throws MPIException, IOException {
         int rank = pair.getRank(), peer = 1 - rank, max = 4096;
-        Path file = Path.of("tails-" + pair.getRank() + "-" + ProcessHandle.current().pid() + ".bin"); // working directory
+        Path file = Path.of("tails-" + rank + "-" + ProcessHandle.current().pid() + ".bin"); // working directory
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             Object[] kinds = {new byte[max], MPI.newByteBuffer(max), ch.map(FileChannel.MapMode.READ_WRITE, 0, max)};

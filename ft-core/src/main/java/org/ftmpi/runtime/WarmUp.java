@@ -184,12 +184,12 @@ final class WarmUp {
         w.barrier();
     }
 
-    interface Call {
+    private interface Call {
         void run() throws MPIException;
     }
 
     /** Runs a call that must fail because a peer died. */
-    static void expectFailure(Call c) throws MPIException {
+    private static void expectFailure(Call c) throws MPIException {
         try {
             c.run();
         } catch (ProcFailedException expected) {
