@@ -22,7 +22,8 @@ import org.ftmpi.runtime.SharedMemoryFiles;
  * of 64 messages of 64 KiB, which the receiver reads in batches (several PINNED records with one
  * process_vm_readv). With {@code announced-kill} (also {@code --recovery-mode ignore}), rank 1
  * sends one 64 KiB message (its announcement, the RTS, travels first; the data only when the
- * receiver asks for it) and kills itself; rank 0 holds the announcement unmatched, waits until it
+ * receiver asks for it) and kills itself once rank 0 has told it that the announcement is here
+ * (CI once saw the death noticed before the RTS was read); rank 0 holds the announcement unmatched, waits until it
  * knows of the death, then posts the receive, and reports the error the receive ends with.
  */
 public final class ShmJob {
@@ -75,9 +76,13 @@ public final class ShmJob {
         ByteBuffer b = MPI.newByteBuffer(bytes);
         if (me == 1) {
             MPI.COMM_WORLD.iSend(b, bytes, MPI.BYTE, 0, 6);
+            // Dies only once rank 0 holds the announcement: a death noticed before the RTS was
+            // read drops it (nothing can complete it), and the probe would see the failure instead.
+            MPI.COMM_WORLD.recv(new byte[1], 1, MPI.BYTE, 0, 8);
             Await.killSelf();
         }
         Await.until("rank 1's announcement is here", java.time.Duration.ofSeconds(60), () -> probe(6) != null);
+        MPI.COMM_WORLD.send(new byte[1], 1, MPI.BYTE, 1, 8);
         Await.until("rank 1's death is known", java.time.Duration.ofSeconds(60), () -> {
             try {
                 MPI.COMM_WORLD.iProbe(1, 7); // no such message: raises once rank 1 is known failed
