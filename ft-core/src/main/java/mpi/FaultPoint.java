@@ -57,6 +57,7 @@ final class FaultPoint {
             String[] p = e.split(":");
             if (p.length != 3) continue;
             if (Integer.parseInt(p[0]) == engine.rank()) {
+                org.ftmpi.runtime.Signals.prepare(); // the injection is then one system call
                 active = new FaultPoint(engine, Long.parseLong(p[1]), p[2].equals("stop"));
             }
         }
@@ -82,9 +83,9 @@ final class FaultPoint {
         }
         System.err.flush();
         try {
-            new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor();
-        } catch (Exception ex) {
-            System.err.println("ftmpi: warning: --inject at-call: cannot run kill: " + ex.getMessage());
+            org.ftmpi.runtime.Signals.send(pid, stop ? org.ftmpi.runtime.Signals.SIGSTOP : org.ftmpi.runtime.Signals.SIGKILL);
+        } catch (java.io.IOException ex) {
+            System.err.println("ftmpi: warning: --inject at-call: cannot signal this process: " + ex.getMessage());
             if (!stop) Runtime.getRuntime().halt(128 + 9);
         }
         if (!stop) Runtime.getRuntime().halt(128 + 9); // not reached: SIGKILL ended the process

@@ -800,14 +800,9 @@ final class Job implements Controller.Events {
             }
         }
         try {
-            Process k = new ProcessBuilder("kill", "-STOP", Long.toString(p.pid())).inheritIO().start();
-            if (k.waitFor() != 0) {
-                console.message("warning: --inject " + f + ": kill -STOP failed");
-            }
+            Signals.send(p.pid(), Signals.SIGSTOP);
         } catch (IOException e) {
-            console.message("warning: --inject " + f + ": cannot run kill: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            console.message("warning: --inject " + f + ": cannot send SIGSTOP: " + e.getMessage());
         }
     }
 

@@ -85,7 +85,7 @@ public final class DetectionBench {
         String early = lines.poll(300, TimeUnit.MILLISECONDS);
         if (early != null) throw new IllegalStateException("output before the fault: " + early);
         long t0 = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-        new ProcessBuilder("kill", "-" + sig, Long.toString(victim)).start().waitFor();
+        Signals.send(victim, sig.equals("KILL") ? Signals.SIGKILL : Signals.SIGSTOP);
         long firstUs = Long.MAX_VALUE;
         long lastUs = 0;
         int told = 0;

@@ -41,10 +41,10 @@ public final class Await {
     /** Ends this process with SIGKILL, as a crash would; does not return. */
     public static void killSelf() {
         try {
-            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+            org.ftmpi.runtime.Signals.send(ProcessHandle.current().pid(), org.ftmpi.runtime.Signals.SIGKILL);
             endedFromOutside();
         } catch (java.io.IOException e) {
-            throw new IllegalStateException("cannot run kill -9 on this process", e);
+            throw new IllegalStateException("cannot send SIGKILL to this process", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while being killed", e);

@@ -341,6 +341,7 @@ public final class FtBench {
      * path runs for the first time in their JVMs), then the last of the remaining ranks ("warm").
      */
     static void detect(Intracomm world, boolean stop, PrintStream out) throws Exception {
+        org.ftmpi.runtime.Signals.prepare(); // not linked while the clock runs
         awaitWarmUp();
         int n = world.getSize(), rank = world.getRank();
         long[] pids = new long[n];
@@ -403,24 +404,12 @@ public final class FtBench {
         if (cur != world) cur.free();
     }
 
-    /**
-     * kill(pid, SIGSTOP) through libc (no kill(1) child process: a fork of a rank JVM under load
-     * took milliseconds, and one job once waited for it without end).
-     */
+    /** SIGSTOP through libc's kill (no kill(1) child process: a fork of a rank JVM under load took milliseconds). */
     private static void sigstop(long pid) {
-        final int sigstop = 19; // Linux x86-64 and AArch64
         try {
-            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
-            java.lang.invoke.MethodHandle kill = linker.downcallHandle(
-                    linker.defaultLookup().find("kill").orElseThrow(),
-                    java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT,
-                            java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT));
-            int rc = (int) kill.invokeExact((int) pid, sigstop);
-            if (rc != 0) throw new IllegalStateException("kill(" + pid + ", SIGSTOP) failed");
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("kill(" + pid + ", SIGSTOP) through the FFM API", t);
+            org.ftmpi.runtime.Signals.send(pid, org.ftmpi.runtime.Signals.SIGSTOP);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
         }
     }
 
