@@ -123,6 +123,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         ft.fastRange(fast[0], fast[1]);
         ft.fastSmall(fast[2]);
         ft.directMax(agreeDirect(pre.option("agree-direct", "auto")));
+        failureParkNs = failureParkMicros(pre.option("failure-park-us", Long.toString(FAILURE_PARK_US_DEFAULT))) * 1000;
         String wanted = pre.option("transports", "");
         List<String> allow = wanted.isBlank() ? null : Arrays.asList(wanted.split(","));
         // A replacement (FT-MPI REBUILD) opens the transports whose reconnect can reach it: the
@@ -1324,6 +1325,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (peerFailed[peer]) return;
         trace.record(FtTrace.NOTICE, peer, 0);
         peerFailed[peer] = true;
+        failuresSeen++;
         peerFailure[peer] = cause;
         String msg = "process failure: " + cause;
         boolean ftmpiNow = ftmpi && !recovered[peer];
@@ -1595,7 +1597,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         } finally {
             lock.unlock();
         }
-        int idle = 0;
+        int idle = 0, quiet = 0, seen = -1;
+        boolean failing = false;
         while (true) {
             int work = 0;
             if (lock.tryLock()) {
@@ -1615,8 +1618,87 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 }
             }
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
-            idle = work > 0 ? 0 : pause(idle);
+            if (work > 0) {
+                idle = 0;
+                quiet = 0;
+            } else if (++quiet > FAILURE_YIELDS && parksInFailure()) {
+                if (seen != failuresSeen) { // a failure since the last look: is this agreement part of its handling?
+                    seen = failuresSeen;
+                    failing = hasFailedMember(f);
+                }
+                if (failing) {
+                    parkInFailure();
+                } else {
+                    idle = pause(idle);
+                }
+            } else {
+                idle = pause(idle);
+            }
         }
+    }
+
+    /** Failures this engine learned of (plain: read racily by waiters, who look again at the next change). */
+    private int failuresSeen;
+
+    /**
+     * Whether a member of {@code f} is known failed here and no FT-MPI recovery covered it (its
+     * agreements are then part of a failure's handling; a BLANK COMM_WORLD's blanks are not).
+     */
+    private boolean hasFailedMember(CommFt f) {
+        for (int w : f.world) if (peerFailed[w] && !recovered[w]) return true;
+        return false;
+    }
+
+    /**
+     * Idle polls after which a waiter in a failure's handling ({@link #parkInFailure}) parks
+     * instead of yielding.
+     */
+    private static final int FAILURE_YIELDS = 16;
+
+    /** Job option {@code failure-park-us} when not given. */
+    static final int FAILURE_PARK_US_DEFAULT = 20;
+
+    /**
+     * How long a waiter parks in a failure's handling on an oversubscribed host (job option
+     * {@code failure-park-us}; 0: it yields as every other waiter).
+     */
+    private final long failureParkNs;
+
+    /** Whether waiters in a failure's handling park ({@link #parkInFailure}): an oversubscribed host, failure-park-us above 0. */
+    private boolean parksInFailure() {
+        return failureParkNs > 0 && idleStart > 0;
+    }
+
+    /**
+     * One idle step, after {@link #FAILURE_YIELDS} idle polls, of a thread that waits, on a
+     * host with more ranks than cores ({@link #parksInFailure}), for the others in a failure's
+     * handling: an agreement with a failed member (FT-MPI's recovery, ULFM's {@code agree} and
+     * {@code shrink} after a failure) or REBUILD's wait for replacements. It parks for
+     * {@link #failureParkNs} (20 us, some 70 us with the kernel's timer slack) instead of
+     * yielding. A yielding waiter keeps its full share of a core: a trace of an np 4 SHRINK
+     * showed two survivors that had entered the recovery passing one core to each other for 10 ms
+     * while the coordinator, which the agreement waited for, sat runnable behind a JIT
+     * compilation and the victim's teardown on the other core; parked, their core goes idle and
+     * the scheduler moves the coordinator there (docs/benchmarks.md, "Session 16"). Not used
+     * without a failure: a parked waiter sees a message up to a park late, which a fault-free
+     * agreement (a latency figure) must not pay.
+     */
+    private void parkInFailure() {
+        Runnable duty = waiterDuty;
+        if (duty != null) duty.run(); // the detector's round, as at every park of pause
+        LockSupport.parkNanos(failureParkNs);
+    }
+
+    /** Parses job option {@code failure-park-us}: microseconds from 0 to 1000. */
+    static long failureParkMicros(String value) throws IOException {
+        try {
+            long us = Long.parseLong(value.trim());
+            if (us >= 0 && us <= 1000) return us;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IOException("job option failure-park-us=" + value + " must be a number of microseconds from 0 to 1000 (default "
+                + FAILURE_PARK_US_DEFAULT + "; 0: waiters in a failure's handling yield as every other waiter)");
     }
 
     // ------------------------------------------------------------------ FT-MPI recovery
@@ -1736,7 +1818,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * world rank in {@code failedWorld}.
      */
     public void awaitReplacements(int[] failedWorld) throws P2pException {
-        int idle = 0;
+        int idle = 0, quiet = 0;
         while (true) {
             int work = 0;
             if (lock.tryLock()) {
@@ -1753,7 +1835,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 }
             }
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
-            idle = work > 0 ? 0 : idle(idle);
+            if (work > 0) {
+                idle = 0;
+                quiet = 0;
+            } else if (++quiet > FAILURE_YIELDS && parksInFailure()) {
+                parkInFailure();
+            } else {
+                idle = idle(idle);
+            }
         }
     }
 

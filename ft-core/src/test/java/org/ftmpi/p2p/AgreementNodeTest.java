@@ -236,6 +236,17 @@ class AgreementNodeTest {
     }
 
     @Test
+    void theJobOptionFailureParkUsIsMicrosecondsFrom0To1000() throws Exception {
+        assertEquals(20, Engine.failureParkMicros(Integer.toString(Engine.FAILURE_PARK_US_DEFAULT)));
+        assertEquals(0, Engine.failureParkMicros("0"));
+        assertEquals(1000, Engine.failureParkMicros(" 1000 "));
+        for (String bad : new String[] {"-1", "1001", "park", "", "2.5"}) {
+            String msg = assertThrows(java.io.IOException.class, () -> Engine.failureParkMicros(bad)).getMessage();
+            assertTrue(msg.startsWith("job option failure-park-us=" + bad + " must be a number of microseconds"), msg);
+        }
+    }
+
+    @Test
     void theJobOptionChoosesWhichCommunicatorsTryTheFastPath() throws Exception {
         assertArrayEquals(new int[] {17, Integer.MAX_VALUE, 4}, Engine.agreeFast("auto"));
         assertArrayEquals(new int[] {2, 8, 0}, Engine.agreeFast("8"));
