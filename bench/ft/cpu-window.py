@@ -3,7 +3,8 @@
 ft-trace lines, and prints the CPU time (ms, summed over CPUs) of each kind of thread between
 the victim's SIGKILL and the last survivor's "COMM_WORLD rebuilt", and between the last
 survivor's notice and then: the survivors' MPI (main) threads, their JIT compiler and other
-threads, the victim's teardown, the controller (ftmpirun), other processes, idle.
+threads, the victim's teardown, the controller (ftmpirun), other processes, idle. Then, for each
+survivor's main thread, how long it ran, waited runnable for a CPU, and slept in the window.
 
     bench/ft/cpu-window.py JOB.trace JOB.err
 """
@@ -73,3 +74,38 @@ def window(lo, hi, label):
 
 window(kill, rebuilt, 'SIGKILL -> last COMM_WORLD rebuilt')
 window(last_notice, rebuilt, "last survivor's notice -> last COMM_WORLD rebuilt")
+
+
+def main_thread_states(lo, hi):
+    """Each survivor's main (MPI) thread: running, runnable (waiting for a CPU), sleeping."""
+    switch_state = re.compile(r'prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> next_comm=.*? next_pid=(\d+)')
+    state, spent = {}, collections.defaultdict(collections.Counter)
+
+    def add(tid, what, since, until):
+        a, b = max(since, lo), min(until, hi)
+        if b > a:
+            spent[tid][what] += b - a
+
+    for t, cpu, n, a, tid, comm in events:
+        if n == 'sched_switch':
+            m = switch_state.search(a)
+            prev, prev_state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
+            if prev in state:
+                add(prev, state[prev][0], state[prev][1], t)
+            state[prev] = ('runnable' if prev_state.startswith('R') else 'sleeping', t)
+            if nxt in state:
+                add(nxt, state[nxt][0], state[nxt][1], t)
+            state[nxt] = ('running', t)
+        elif n == 'sched_waking':
+            w = int(re.search(r'pid=(\d+)', a).group(1))
+            if w in state and state[w][0] == 'sleeping':
+                add(w, 'sleeping', state[w][1], t)
+                state[w] = ('runnable', t)
+    names = {tid: comm for t, c, n, a, tid, comm in events}
+    print(f"each survivor's main thread, SIGKILL -> last COMM_WORLD rebuilt (ms): running / runnable / sleeping")
+    for tid, c in sorted(spent.items()):
+        if tgid.get(tid) in ranks and tgid.get(tid) != victim and names.get(tid) == 'java' and c['running'] + c['runnable'] > 0:
+            print(f"   pid {tgid[tid]} thread {tid}: {c['running'] / 1e6:6.2f} / {c['runnable'] / 1e6:6.2f} / {c['sleeping'] / 1e6:6.2f}")
+
+
+main_thread_states(kill, rebuilt)

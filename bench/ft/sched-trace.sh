@@ -10,14 +10,15 @@
 #   bench/ft/sched-trace.sh /tmp/j1 bin/ftmpirun -np 4 --comm-mode shrink --recovery-mode auto \
 #       --opt ft-trace=true --inject rank=1,at-call=300 bench ft-recover
 #   bench/ft/cpu-window.py /tmp/j1.trace /tmp/j1.err
+# SCHED_TRACE_KB sets the trace buffer per CPU (default 262144, 256 MiB).
 set -u
-[ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,14p' "$0"; exit 2; }
 out=$1; shift
 T=/sys/kernel/tracing/instances/ftmpi-sched-$$
 mkdir "$T" || { echo "sched-trace.sh: cannot make a tracefs instance (root? tracefs mounted?)" >&2; exit 1; }
 events="sched/sched_switch sched/sched_waking sched/sched_process_exit sched/sched_process_free signal/signal_generate"
 echo mono > "$T/trace_clock"
-echo 8192 > "$T/buffer_size_kb"
+echo "${SCHED_TRACE_KB:-262144}" > "$T/buffer_size_kb" # per CPU; 8 MiB lost CPU 0's events of a 30 000-call job
 echo 1 > "$T/options/record-tgid"
 echo 'sig==9' > "$T/events/signal/signal_generate/filter"
 for e in $events; do echo 1 > "$T/events/$e/enable"; done
