@@ -909,20 +909,26 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * Classes that only a failure and its recovery use, found with {@code -Xlog:class+load} on the
-     * ranks of {@code bench ft-recover}: loaded by the progress agent as it starts, so that the
-     * first failure does not load them on its critical path (docs/fault-tolerance.md, "Cold
-     * failure path"). A class missing here only means it is loaded on demand.
+     * Classes that only a failure and its recovery use, found with {@code -Xlog:class+load} and
+     * {@code -Xlog:class+init} on the ranks of {@code bench ft-recover}: loaded and initialized
+     * by the progress agent as it starts, so that the first failure does not load them on its
+     * critical path (docs/fault-tolerance.md, "Cold failure path"). Initialized, not only
+     * loaded, since session 16: C2 compiles a {@code new} of a class not initialized yet as a
+     * trap, so the first failure deoptimised the compiled collective it interrupted ({@code
+     * DefaultCollectives.allReduce} at {@code Comm.throwIfFailed}'s {@code new P2pException}, in
+     * every survivor of an np 4 job killed at call 20 000). A class missing here only means it
+     * is loaded on demand.
      */
     private static final String[] FAILURE_PATH_CLASSES = {"org.ftmpi.p2p.Agreement", "org.ftmpi.p2p.Agreement$Contrib",
         "org.ftmpi.p2p.Engine$Decision", "org.ftmpi.p2p.MatchList$1", "java.util.NoSuchElementException",
         "java.util.TreeMap$Values", "java.util.TreeMap$ValueIterator", "java.util.concurrent.ConcurrentHashMap$KeyIterator",
-        "mpi.ErrorCodes", "mpi.Recovery"};
+        "mpi.ErrorCodes", "mpi.Recovery", "org.ftmpi.p2p.P2pException", "mpi.MPIException", "mpi.ProcFailedException",
+        "mpi.RevokedException", "java.io.IOException", "org.ftmpi.runtime.ControlClient$Declared"};
 
     private static void preloadFailurePath() {
         for (String c : FAILURE_PATH_CLASSES) {
             try {
-                Class.forName(c, false, Engine.class.getClassLoader());
+                Class.forName(c, true, Engine.class.getClassLoader());
             } catch (ClassNotFoundException | LinkageError e) {
                 // not on this class path (a test without the mpi facade): loaded on demand
             }

@@ -71,6 +71,14 @@ final class ShmTransport implements Transport {
     private ShmConnector connector;
     private final List<ShmPair> live = new ArrayList<>();
     /**
+     * Pairs lost ({@link #lose}): taken out of {@link #live}, so that the progress loop's {@code
+     * lost} test stays never true and the first loss does not deoptimise its compiled code (C2
+     * compiles a branch never taken as a trap: three deoptimisations of {@link #progress} per
+     * survivor 16-33 ms after a SIGKILL, its recompilation competing with the recovery for the
+     * cores); unmapped when replaced ({@link #reconnect}) or at {@link #close}.
+     */
+    private final List<ShmPair> lostPairs = new ArrayList<>();
+    /**
      * REBUILD with warm spares: the pair file made ahead for each live warm spare, by process id
      * ({@link #prepareSpare}; taken by {@link #reconnect}, discarded by {@link #dropSpare} and
      * {@link #close}). Written by the control thread and the making threads, read under the
@@ -509,6 +517,7 @@ final class ShmTransport implements Transport {
         ShmPair p = null;
         if (old != null) {
             live.remove(old);
+            lostPairs.remove(old);
             pairs[worldRank] = null;
             retire(old, "rank " + worldRank + " was replaced");
         }
@@ -645,9 +654,15 @@ final class ShmTransport implements Transport {
         p.file = null;
     }
 
+    /**
+     * Marks {@code p} lost, moves it from {@link #live} to {@link #lostPairs} and reports the
+     * loss. Called from {@link #progress}'s loop over {@link #live}: the pair after it is polled
+     * in the next step.
+     */
     private void lose(ShmPair p, String cause) {
         if (p.lost) return;
         close(p, cause);
+        if (live.remove(p)) lostPairs.add(p);
         sink.onPeerLost(p.peer, cause);
     }
 
@@ -660,6 +675,8 @@ final class ShmTransport implements Transport {
         if (w != null) w.shutdown(); // finishes what it was given (files made ahead are discarded by their futures)
         for (ShmPair p : live) discard(p, "closed");
         live.clear();
+        for (ShmPair p : lostPairs) unmap(p);
+        lostPairs.clear();
         pairs = new ShmPair[0];
         arena.close();
     }
