@@ -1629,7 +1629,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             if (work > 0) {
                 idle = 0;
                 quiet = 0;
-            } else if (++quiet > FAILURE_YIELDS && parksInFailure()) {
+            } else if ((quiet = quietPoll(quiet)) > FAILURE_YIELDS && parksInFailure()) {
                 long now = System.nanoTime();
                 if (quiet == FAILURE_YIELDS + 1) quietSince = now;
                 if (seen != failuresSeen) { // a failure since the last look: is this agreement part of its handling?
@@ -1689,6 +1689,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     private static boolean quietLongEnough(int quiet, long since, long now) {
         return quiet > FAILURE_YIELDS + 1 && now - since >= FAILURE_QUIET_NS;
+    }
+
+    /** The next quiet poll number: counts to {@link #FAILURE_YIELDS} + 2 and stays there (a wait of any length cannot wrap it). */
+    private static int quietPoll(int quiet) {
+        return Math.min(quiet + 1, FAILURE_YIELDS + 2);
     }
 
     /** Job option {@code failure-park-us} when not given. */
@@ -1875,7 +1880,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             if (work > 0) {
                 idle = 0;
                 quiet = 0;
-            } else if (++quiet > FAILURE_YIELDS && parksInFailure()) {
+            } else if ((quiet = quietPoll(quiet)) > FAILURE_YIELDS && parksInFailure()) {
                 long now = System.nanoTime();
                 if (quiet == FAILURE_YIELDS + 1) quietSince = now;
                 if (quietLongEnough(quiet, quietSince, now)) {
