@@ -1331,8 +1331,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (peerFailed[peer]) return;
         trace.record(FtTrace.NOTICE, peer, 0);
         peerFailed[peer] = true;
-        failuresSeen++;
         lastFailureNs = System.nanoTime();
+        failureSeen = true;
         peerFailure[peer] = cause;
         String msg = "process failure: " + cause;
         boolean ftmpiNow = ftmpi && !recovered[peer];
@@ -1604,9 +1604,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         } finally {
             lock.unlock();
         }
-        int idle = 0, quiet = 0, seen = -1;
-        long quietSince = 0;
-        boolean failing = false;
+        int idle = 0;
+        QuietStreak quiet = new QuietStreak();
         while (true) {
             int work = 0;
             if (lock.tryLock()) {
@@ -1628,28 +1627,18 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
             if (work > 0) {
                 idle = 0;
-                quiet = 0;
-            } else if ((quiet = quietPoll(quiet)) > FAILURE_YIELDS && parksInFailure()) {
-                long now = System.nanoTime();
-                if (quiet == FAILURE_YIELDS + 1) quietSince = now;
-                if (seen != failuresSeen) { // a failure since the last look: is this agreement part of its handling?
-                    seen = failuresSeen;
-                    failing = hasFailedMember(f);
-                }
-                if (failing && quietLongEnough(quiet, quietSince, now) && now - lastFailureNs < FAILURE_FRESH_NS) {
-                    parkInFailure();
-                } else {
-                    idle = pause(idle);
-                }
+                quiet.reset();
+            } else if (parksInFailure() && failureSeen && quiet.longEnough() && inFailureHandling(f)) {
+                parkInFailure();
             } else {
                 idle = pause(idle);
             }
         }
     }
 
-    /** Failures this engine learned of (plain: read racily by waiters, who look again at the next change). */
-    private int failuresSeen;
-    /** When this engine last learned of a failure ({@link System#nanoTime}; plain, as {@link #failuresSeen}). */
+    /** Whether this engine has learned of a failure (plain: read racily by waiters, who see it at a later poll). */
+    private boolean failureSeen;
+    /** When this engine last learned of a failure ({@link System#nanoTime}; plain, as {@link #failureSeen}). */
     private long lastFailureNs;
 
     /**
@@ -1662,39 +1651,45 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private static final long FAILURE_FRESH_NS = 100_000_000;
 
     /**
-     * Whether a member of {@code f} is known failed here and no FT-MPI recovery covered it (its
-     * agreements are then part of a failure's handling; a BLANK COMM_WORLD's blanks are not).
+     * Whether an agreement on {@code f} is part of a failure's handling: within {@link
+     * #FAILURE_FRESH_NS} of the last failure notice, a member of {@code f} is known failed here
+     * and no FT-MPI recovery covered it (a BLANK COMM_WORLD's blanks are not).
      */
-    private boolean hasFailedMember(CommFt f) {
+    private boolean inFailureHandling(CommFt f) {
+        if (System.nanoTime() - lastFailureNs >= FAILURE_FRESH_NS) return false;
         for (int w : f.world) if (peerFailed[w] && !recovered[w]) return true;
         return false;
     }
 
     /**
-     * Idle polls after which a waiter in a failure's handling ({@link #parkInFailure}) looks at
-     * the clock, and parks instead of yielding once it has waited {@link #FAILURE_QUIET_NS}.
+     * One waiting thread's streak of idle polls in a failure's handling: after {@link
+     * #FAILURE_YIELDS} polls it starts a clock, and once {@link #FAILURE_QUIET_NS} have passed
+     * the waiter parks ({@link #parkInFailure}) instead of yielding; a quick exchange pays no park.
      */
+    private static final class QuietStreak {
+        private int polls;
+        private long since;
+
+        /** The waiter found work: a new streak starts at its next idle poll. */
+        void reset() {
+            polls = 0;
+        }
+
+        /** Counts an idle poll; whether the streak has lasted long enough to park. */
+        boolean longEnough() {
+            if (polls <= FAILURE_YIELDS) {
+                if (++polls > FAILURE_YIELDS) since = System.nanoTime();
+                return false;
+            }
+            return System.nanoTime() - since >= FAILURE_QUIET_NS;
+        }
+    }
+
+    /** Idle polls of a failure waiter before its streak's clock starts ({@link QuietStreak}). */
     private static final int FAILURE_YIELDS = 16;
 
-    /**
-     * How long a waiter in a failure's handling yields before it parks: a quick exchange pays
-     * no park.
-     */
+    /** How long a waiter in a failure's handling yields before it parks ({@link QuietStreak}). */
     private static final long FAILURE_QUIET_NS = 200_000;
-
-    /**
-     * A failure waiter's quiet poll number {@code quiet} (from 1) at {@code now}, its streak's
-     * clock having started at {@code since} (taken at poll {@link #FAILURE_YIELDS} + 1): whether
-     * it has waited long enough to park.
-     */
-    private static boolean quietLongEnough(int quiet, long since, long now) {
-        return quiet > FAILURE_YIELDS + 1 && now - since >= FAILURE_QUIET_NS;
-    }
-
-    /** The next quiet poll number: counts to {@link #FAILURE_YIELDS} + 2 and stays there (a wait of any length cannot wrap it). */
-    private static int quietPoll(int quiet) {
-        return Math.min(quiet + 1, FAILURE_YIELDS + 2);
-    }
 
     /** Job option {@code failure-park-us} when not given. */
     static final int FAILURE_PARK_US_DEFAULT = 20;
@@ -1711,9 +1706,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * One idle step, after {@link #FAILURE_QUIET_NS} without work, of a thread that waits, on a
-     * host with more ranks than cores ({@link #parksInFailure}), for the others in a failure's
-     * handling: an agreement with a failed member (FT-MPI's recovery, ULFM's {@code agree} and
+     * One idle step, after {@link #FAILURE_QUIET_NS} without work ({@link QuietStreak}), of a
+     * thread that waits, on a host with more ranks than cores ({@link #parksInFailure}), for the
+     * others in a failure's handling: an agreement with a failed member (FT-MPI's recovery, ULFM's {@code agree} and
      * {@code shrink} after a failure) or REBUILD's wait for replacements. It parks for
      * {@link #failureParkNs} (20 us, some 70 us with the kernel's timer slack) instead of
      * yielding. A yielding waiter keeps its full share of a core: a trace of an np 4 SHRINK
@@ -1859,8 +1854,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * world rank in {@code failedWorld}.
      */
     public void awaitReplacements(int[] failedWorld) throws P2pException {
-        int idle = 0, quiet = 0;
-        long quietSince = 0;
+        int idle = 0;
+        QuietStreak quiet = new QuietStreak();
         while (true) {
             int work = 0;
             if (lock.tryLock()) {
@@ -1879,15 +1874,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             if (abortReason != null) throw new P2pException(ErrorClass.ERR_OTHER, abortReason);
             if (work > 0) {
                 idle = 0;
-                quiet = 0;
-            } else if ((quiet = quietPoll(quiet)) > FAILURE_YIELDS && parksInFailure()) {
-                long now = System.nanoTime();
-                if (quiet == FAILURE_YIELDS + 1) quietSince = now;
-                if (quietLongEnough(quiet, quietSince, now)) {
-                    parkInFailure();
-                } else {
-                    idle = idle(idle);
-                }
+                quiet.reset();
+            } else if (parksInFailure() && quiet.longEnough()) {
+                parkInFailure();
             } else {
                 idle = idle(idle);
             }
