@@ -612,6 +612,11 @@ public class Comm implements Freeable, Cloneable {
         return agreeContext(op, kind, keep, nextCreation(), cc(), atomic);
     }
 
+    /** Communicator constructions started on this communicator so far (the same at every member between calls). */
+    final synchronized int creationCount() {
+        return creations;
+    }
+
     /** The next creation sequence number (taken at the call, in call order, for {@code iDup}). */
     final synchronized int nextCreation() {
         return ++creations;

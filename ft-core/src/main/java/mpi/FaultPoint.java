@@ -20,6 +20,11 @@ import org.ftmpi.p2p.Engine;
  * names, attributes, packing, topology queries) are not counted, nor are waits and tests of
  * requests. Counting starts at 1 with the first call after {@code MPI.Init}; the fault happens
  * when the N-th call is entered, before it does anything.
+ *
+ * <p>{@code --inject rank=R,at-step=NAME}: rank R signals itself the first time it reaches the
+ * named step inside the library ({@link org.ftmpi.runtime.FaultInjection#STEPS}), a point no
+ * call count can reach: e.g. {@code createIntercomm.ids}, a leader that has finished its last
+ * exchange with the other group's leader and has not told its own group yet.
  */
 final class FaultPoint {
     /** The armed injection of this process, or null (the usual case). */
@@ -32,14 +37,22 @@ final class FaultPoint {
             "map", "pack", "packSize", "revoke", "setErrhandler", "setInfo", "setName", "shift", "unpack",
             "sendInit", "bSendInit", "sSendInit", "rSendInit", "recvInit", "getAttr", "setAttr", "deleteAttr");
 
+    /** {@code createIntercomm}: a leader has swapped the groups' lists with the other leader, its group does not know them yet. */
+    static final String INTERCOMM_LISTS = org.ftmpi.runtime.FaultInjection.STEP_INTERCOMM_LISTS;
+    /** {@code createIntercomm}: a leader has swapped with the other leader whether the new context id is free (its last exchange), its group does not know yet. */
+    static final String INTERCOMM_IDS = org.ftmpi.runtime.FaultInjection.STEP_INTERCOMM_IDS;
+
     private final Engine engine;
     private final long atCall;
+    /** The step to fail at ({@code at-step}), or null. */
+    private final String atStep;
     private final boolean stop;
     private long calls;
 
-    private FaultPoint(Engine engine, long atCall, boolean stop) {
+    private FaultPoint(Engine engine, long atCall, String atStep, boolean stop) {
         this.engine = engine;
         this.atCall = atCall;
+        this.atStep = atStep;
         this.stop = stop;
     }
 
@@ -58,7 +71,9 @@ final class FaultPoint {
             if (p.length != 3) continue;
             if (Integer.parseInt(p[0]) == engine.rank()) {
                 org.ftmpi.runtime.Signals.prepare(); // the injection is then one system call
-                active = new FaultPoint(engine, Long.parseLong(p[1]), p[2].equals("stop"));
+                boolean step = p[1].startsWith("@");
+                active = new FaultPoint(engine, step ? -1 : Long.parseLong(p[1]), step ? p[1].substring(1) : null,
+                        p[2].equals("stop"));
             }
         }
     }
@@ -71,9 +86,24 @@ final class FaultPoint {
             n = ++calls;
         }
         if (n != atCall) return;
+        inject("at its MPI call " + n + " (" + op + ")");
+    }
+
+    /** Step {@code name} of {@code e}'s rank is reached: injects the fault if it is the armed step. */
+    static void step(Engine e, String name) {
+        FaultPoint fp = active;
+        if (fp != null && fp.engine == e && name.equals(fp.atStep) && !fp.stepReached) {
+            fp.stepReached = true; // the first time only (a stopped process continued by SIGCONT goes on)
+            fp.inject("at step " + name);
+        }
+    }
+
+    /** The armed step was reached (and the fault injected). */
+    private volatile boolean stepReached;
+
+    private void inject(String at) {
         long pid = ProcessHandle.current().pid();
         String sig = stop ? "STOP" : "KILL";
-        String at = "at its MPI call " + n + " (" + op + ")";
         org.ftmpi.runtime.FaultInjection.markInjecting(engine.job(), pid, "SIG" + sig + " " + at);
         System.out.flush();
         System.err.println("ftmpi: injecting fault: SIG" + sig + " to rank " + engine.rank() + " (pid " + pid + ") " + at);

@@ -5,6 +5,7 @@ import java.nio.Buffer;
 import org.ftmpi.coll.Channel;
 import org.ftmpi.coll.Dissemination;
 import org.ftmpi.coll.Reducer;
+import org.ftmpi.p2p.CommFt;
 import org.ftmpi.p2p.Engine;
 import org.ftmpi.p2p.P2pException;
 
@@ -95,38 +96,48 @@ public final class Intercomm extends Comm {
         // through the leader's first exchange (so no member waits for a leader that gave up).
         MPIException bad = lc.rank == leader ? checkLeaderArgs(peer, remoteLeader, tag, op) : null;
         int localId = lc.agreeContext(op, K_INTERCOMM, true);
+        // This call, the same at every member of the group (and learned by the other group): the
+        // local communicator and its construction count, both agreed in call order.
+        long token = (long) lc.context << 32 | lc.creationCount() & 0xffffffffL;
         Intracomm hidden = lc.initDerived(new Intracomm(), localId, lc.rank, lc.world, lc.name + ".local");
+        Engine e = lc.engine;
+        boolean atomic = hidden.atomic;
+        int remoteId = -1;
+        long remoteToken = 0;
+        int[] remote = null; // the other group, once known here and valid
         try {
-            Swap viaPeer = mine -> {
-                if (bad != null) throw bad;
-                return peerSwap(peer, remoteLeader, tag, mine);
-            };
-            long[] mine = new long[1 + lc.size];
+            Swap lists = viaPeer(bad, peer, remoteLeader, tag, FaultPoint.INTERCOMM_LISTS);
+            Swap ids = viaPeer(bad, peer, remoteLeader, tag, FaultPoint.INTERCOMM_IDS);
+            long[] mine = new long[2 + lc.size];
             mine[0] = localId;
-            for (int i = 0; i < lc.size; i++) mine[1 + i] = lc.world[i];
-            long[] theirs = leaderSwap(hidden, leader, mine, viaPeer, op);
-            int remoteId = (int) theirs[0];
-            int[] remote = new int[theirs.length - 1];
-            for (int i = 0; i < remote.length; i++) remote[i] = (int) theirs[1 + i];
-            for (int w : remote) {
+            mine[1] = token;
+            for (int i = 0; i < lc.size; i++) mine[2 + i] = lc.world[i];
+            long[] theirs = leaderSwap(hidden, leader, mine, lists, op);
+            int[] them = new int[theirs.length - 2];
+            for (int i = 0; i < them.length; i++) them[i] = (int) theirs[2 + i];
+            for (int w : them) {
                 for (int v : lc.world) {
                     if (v == w) {
                         throw lc.raise(MPI.ERR_COMM, op + ": the local and remote groups overlap (world rank " + w + ")");
                     }
                 }
             }
+            remoteId = (int) theirs[0];
+            remoteToken = theirs[1];
+            remote = them;
             // Both groups derive the same candidates from the two groups' (deterministic) local ids.
             boolean low = lc.world[0] < remote[0];
             int keyLow = low ? localId : remoteId, keyHigh = low ? remoteId : localId;
-            Engine e = lc.engine;
             for (int attempt = 0; ; attempt++) {
                 int candidate = deriveContext(keyLow, keyHigh, attempt);
                 boolean reserved = candidate > 2 && e.reserveContext(candidate);
                 long[] busy = {reserved ? 0 : 1};
                 try {
-                    allMax(hidden, hidden.cc(), hidden.atomic, busy, op);
-                    long[] other = leaderSwap(hidden, leader, busy, viaPeer, op);
+                    allMax(hidden, hidden.cc(), atomic, busy, op);
+                    long[] other = leaderSwap(hidden, leader, busy, ids, op);
                     busy[0] = Math.max(busy[0], other[0]);
+                    // ATOMIC: one outcome for both groups (each group's steps above are agreed inside it)
+                    if (busy[0] == 0 && atomic) unionVote(lc, e.joinUnion(localId, token, lc.world, remoteId, remoteToken, remote), op);
                 } catch (MPIException ex) {
                     if (reserved) e.releaseContext(candidate);
                     throw ex;
@@ -139,9 +150,39 @@ public final class Intercomm extends Comm {
                 if (reserved) e.releaseContext(candidate);
             }
         } catch (MPIException ex) {
+            // ATOMIC: the other group may be waiting in the union agreement; this member votes 0 there
+            if (atomic) e.refuseUnion(localId, token, lc.world, remoteId, remoteToken, remote);
             hidden.free();
             throw ex;
         }
+    }
+
+    /**
+     * The leader's exchange with the other leader over the peer communicator ({@code bad}: its
+     * arguments' error, raised instead); {@code step}: the fault point ({@code --inject at-step})
+     * reached once the exchange is done, before the group hears of it.
+     */
+    private static Swap viaPeer(MPIException bad, Comm peer, int remoteLeader, int tag, String step) {
+        return mine -> {
+            if (bad != null) throw bad;
+            long[] theirs = peerSwap(peer, remoteLeader, tag, mine);
+            FaultPoint.step(peer.engine, step);
+            return theirs;
+        };
+    }
+
+    /**
+     * ATOMIC {@code createIntercomm}: this member's part succeeded; the members of both groups
+     * agree ({@link Engine#joinUnion}) whether every part did. Raises if one did not.
+     */
+    private static void unionVote(Intracomm lc, CommFt union, String op) throws MPIException {
+        P2pException other;
+        try {
+            other = lc.atomicVote(union, Engine.UNION_INSTANCE, true);
+        } catch (P2pException ex) {
+            throw lc.raise(ex, op);
+        }
+        if (other != null) throw lc.raise(other, op);
     }
 
     /** The local leader's arguments: null if they are right, else the error (through the peer's error handler). */

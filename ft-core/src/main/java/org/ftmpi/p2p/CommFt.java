@@ -26,6 +26,17 @@ public final class CommFt {
     /** Agreements by instance number (older ones are pruned). */
     final TreeMap<Integer, Agreement> agreements = new TreeMap<>();
 
+    /**
+     * A union agreement ({@link FtProtocol#joinUnion}): the context each member receives its
+     * messages on (its own group's), by comm rank; null for a communicator's own agreements.
+     */
+    int[] unionContext;
+    /** A union agreement: the token of each member's group's call, by comm rank. */
+    long[] unionToken;
+    /** A union agreement: the receive context and token of this process's group. */
+    int ownContext;
+    long ownToken;
+
     /** FT messages that arrived before the communicator was registered here. */
     java.util.List<Object[]> pending;
 

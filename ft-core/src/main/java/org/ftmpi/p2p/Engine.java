@@ -1484,6 +1484,43 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /** The instance number to {@link #agree} on in a union agreement ({@link #joinUnion}). */
+    public static final int UNION_INSTANCE = FtProtocol.UNION_K;
+
+    /**
+     * Joins the union agreement of two groups that learned each other through their leaders
+     * (FT-MPI ATOMIC {@code createIntercomm}): this process's group receives on context {@code
+     * ownContext} (a context of its own, known to the other group) and its call is {@code
+     * ownToken}; likewise the other group. Invites every live member of the other group, so that
+     * a member whose call failed before it learned this group joins too ({@link #refuseUnion}).
+     * The caller then {@link #agree}s on the returned state, instance {@link #UNION_INSTANCE}.
+     */
+    public CommFt joinUnion(int ownContext, long ownToken, int[] ownWorld, int otherContext, long otherToken,
+                            int[] otherWorld) {
+        lock.lock();
+        try {
+            return ft.joinUnion(ownContext, ownToken, ownWorld, otherContext, otherToken, otherWorld);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * This process's part of its group's call failed: it votes 0 in the union agreement ({@link
+     * #joinUnion}) without waiting for the decision, at once if it knows the other group
+     * ({@code otherWorld} not null), else when the other group's invitation comes. Nothing if
+     * it has voted already.
+     */
+    public void refuseUnion(int ownContext, long ownToken, int[] ownWorld, int otherContext, long otherToken,
+                            int[] otherWorld) {
+        lock.lock();
+        try {
+            ft.refuseUnion(ownContext, ownToken, ownWorld, otherContext, otherToken, otherWorld);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void ftPeerLost(int peer, String msg) {
         failedOrder.add(peer);
         ftEvents++;
@@ -2062,6 +2099,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             for (int w : failedWorld) recovered[w] = true;
             generation = g;
             ftmpiActive = true;
+            ft.clearUnions(); // every survivor passed the recovery's agreement: none is in one any more
             if (rebuildMode) {
                 for (int w : failedWorld) if (replacements.containsKey(w)) join(w);
             }

@@ -3,7 +3,11 @@ package org.ftmpi.p2p;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -43,6 +47,12 @@ import java.util.Map;
  */
 final class FtProtocol {
     static final int REVOKE = 1, CONTRIB = 2, PROPOSE = 3, ACK = 4, COMMIT = 5, FAST = 6;
+    /** A union agreement's invitation ({@link #joinUnion}): the sender's group, to a member of the other group. */
+    static final int HELLO = 7;
+    /** Kind flag of the messages of a union agreement ({@link #joinUnion}). */
+    static final int UNION = 0x40;
+    /** The instance number of a union agreement (each has its own state, so one instance). */
+    static final int UNION_K = 1;
 
     /** The fast path's ballot: below every coordinator's (rank + 1), so a coordinator re-proposes it. */
     static final int FAST_BALLOT = 0;
@@ -138,6 +148,10 @@ final class FtProtocol {
     // ------------------------------------------------------------------ frames in
 
     void onFrame(int peer, int context, int kind, MemorySegment payload) {
+        if ((kind & UNION) != 0) {
+            unionFrame(peer, context, kind & ~UNION, payload);
+            return;
+        }
         CommFt f = state(context);
         if (kind == REVOKE) {
             revoke(f, "revoked by rank " + peer);
@@ -547,6 +561,218 @@ final class FtProtocol {
         }
     }
 
+    // ------------------------------------------------------------------ union agreements
+
+    /*
+     * A union agreement is one agreement over two groups whose members need not know each other
+     * (MPI_INTERCOMM_CREATE under ATOMIC: a member learns the other group only from its leader,
+     * which can die before passing the list on). Every member receives the agreement's messages
+     * on its own group's context, with its group's call token, both of which the other group
+     * learned from the leaders' exchange. A member that knows both groups joins with its vote and
+     * invites (HELLO) every member of the other group, sending its own group's list, context and
+     * token. A member whose call failed votes 0: at once if it knows the other group, else as soon
+     * as an invitation names it ({@link #refuseUnion}). So a member never waits for one that
+     * cannot know it: whoever waits in the agreement has invited every member it waits for, and a
+     * member that has been invited either joins or fails, and joins when it fails. Past that, the
+     * agreement is the ordinary one, over the members in a fixed order (the group with the
+     * lower first world rank first).
+     */
+
+    /** Union agreements this process is a member of, by the context its own group receives on; oldest first. */
+    private final Map<Integer, CommFt> unions = new LinkedHashMap<>();
+    /** Calls that failed here before this process learned the other group: context -> the call. */
+    private final Map<Integer, Refusal> refused = new HashMap<>();
+    /** Union messages that came before this process joined or refused: context -> {peer, kind, payload}. */
+    private final Map<Integer, ArrayList<Object[]>> unionEarly = new HashMap<>();
+    /** Union agreements made here (their keys in the communicator map). */
+    private int unionCount;
+
+    /** A failed call that waits for an invitation: its group's token and members. */
+    private record Refusal(long token, int[] world) {}
+
+    /** Keys of union agreements in the communicator map: even, far below any context id or recovery key. */
+    static final int UNION_KEY_BASE = -(1 << 30);
+    /** Union agreements kept at most (the oldest decided one goes first; all go at a recovery). */
+    static final int UNION_KEEP = 32;
+    /** Early union messages kept per context at most. */
+    private static final int UNION_EARLY_MAX = 4096;
+
+    /**
+     * Makes this process a member of the union agreement of its group (context {@code
+     * ownContext}, call {@code ownToken}, members {@code ownWorld}) and the other group, and
+     * invites the other group's live members. Returns the agreement's state (instance {@link
+     * #UNION_K}, not started: the caller starts it with its vote); if this process is a member
+     * already, that one.
+     */
+    CommFt joinUnion(int ownContext, long ownToken, int[] ownWorld, int otherContext, long otherToken, int[] otherWorld) {
+        CommFt u = unions.get(ownContext);
+        if (u != null && u.ownToken == ownToken) return u;
+        refused.remove(ownContext);
+        if (u != null) comms.remove(u.context); // an earlier call's, on a context used again
+        boolean ownLow = ownWorld[0] < otherWorld[0];
+        int[] low = ownLow ? ownWorld : otherWorld, high = ownLow ? otherWorld : ownWorld;
+        int lowContext = ownLow ? ownContext : otherContext, highContext = ownLow ? otherContext : ownContext;
+        long lowToken = ownLow ? ownToken : otherToken, highToken = ownLow ? otherToken : ownToken;
+        int n = low.length + high.length, max = 0;
+        u = new CommFt(UNION_KEY_BASE - 2 * (unionCount++ & 0xfffff));
+        u.world = new int[n];
+        u.unionContext = new int[n];
+        u.unionToken = new long[n];
+        u.ownContext = ownContext;
+        u.ownToken = ownToken;
+        for (int i = 0; i < n; i++) {
+            boolean isLow = i < low.length;
+            u.world[i] = isLow ? low[i] : high[i - low.length];
+            u.unionContext[i] = isLow ? lowContext : highContext;
+            u.unionToken[i] = isLow ? lowToken : highToken;
+            max = Math.max(max, u.world[i]);
+        }
+        u.rankOf = new int[max + 1];
+        java.util.Arrays.fill(u.rankOf, -1);
+        for (int i = 0; i < n; i++) u.rankOf[u.world[i]] = i;
+        if (unions.size() >= UNION_KEEP) dropOldestDecidedUnion();
+        unions.put(ownContext, u);
+        comms.put(u.context, u); // so that failures reach it
+        invite(u, ownWorld, otherContext, otherToken, otherWorld);
+        ArrayList<Object[]> early = unionEarly.remove(ownContext);
+        if (early != null) {
+            for (Object[] m : early) {
+                int peer = (Integer) m[0];
+                if (!engine.isFailed(peer)) unionFrame(peer, ownContext, (Integer) m[1], MemorySegment.ofArray((byte[]) m[2]));
+            }
+        }
+        return u;
+    }
+
+    /** HELLO to every live member of the other group: toToken, this group's context, token, size and members. */
+    private void invite(CommFt u, int[] ownWorld, int otherContext, long otherToken, int[] otherWorld) {
+        int bytes = 8 + 4 + 8 + 4 + 4 * ownWorld.length;
+        ByteBuffer b = out(bytes);
+        b.putLong(otherToken).putInt(u.ownContext).putLong(u.ownToken).putInt(ownWorld.length);
+        for (int w : ownWorld) b.putInt(w);
+        for (int w : otherWorld) {
+            if (!engine.isFailed(w)) engine.ftSend(w, otherContext, HELLO | UNION, b.array(), bytes);
+        }
+    }
+
+    /**
+     * The call of this process's group (context {@code ownContext}, token {@code ownToken},
+     * members {@code ownWorld}) failed here: vote 0 in its union agreement, at once if the other
+     * group is known ({@code otherWorld} not null) or an invitation came already, else when one
+     * comes. Nothing if this process is a member already (it has voted). Returns the agreement
+     * joined now, or null.
+     */
+    CommFt refuseUnion(int ownContext, long ownToken, int[] ownWorld, int otherContext, long otherToken, int[] otherWorld) {
+        CommFt u = unions.get(ownContext);
+        if (u != null && u.ownToken == ownToken) return null;
+        if (otherWorld == null) {
+            ArrayList<Object[]> early = unionEarly.get(ownContext);
+            Object[] hello = null;
+            if (early != null) {
+                for (Object[] m : early) {
+                    if ((Integer) m[1] == HELLO && helloToken((byte[]) m[2]) == ownToken) hello = m;
+                }
+            }
+            if (hello == null) {
+                refused.put(ownContext, new Refusal(ownToken, ownWorld.clone()));
+                return null;
+            }
+            early.remove(hello);
+            ByteBuffer b = ByteBuffer.wrap((byte[]) hello[2]).order(ByteOrder.LITTLE_ENDIAN);
+            b.getLong();
+            otherContext = b.getInt();
+            otherToken = b.getLong();
+            otherWorld = helloWorld(b);
+            if (otherWorld == null) return null;
+        }
+        u = joinUnion(ownContext, ownToken, ownWorld, otherContext, otherToken, otherWorld);
+        start(u, UNION_K, 0);
+        return u;
+    }
+
+    private static long helloToken(byte[] payload) {
+        return payload.length < 8 ? 0 : ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+    }
+
+    /** The member list of a HELLO (after its two tokens and context), or null if it makes no sense. */
+    private static int[] helloWorld(ByteBuffer b) {
+        if (b.remaining() < 4) return null;
+        int n = b.getInt();
+        if (n < 1 || n > MAX_MEMBERS || b.remaining() < 4L * n) return null;
+        int[] w = new int[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = b.getInt();
+            if (w[i] < 0 || w[i] >= MAX_MEMBERS) return null;
+        }
+        return w;
+    }
+
+    /** A message of a union agreement, on this process's group's context {@code context}. */
+    private void unionFrame(int peer, int context, int kind, MemorySegment payload) {
+        ByteBuffer b = payload.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        CommFt u = unions.get(context);
+        if (kind == HELLO) {
+            if (b.remaining() < 24) return;
+            long toToken = b.getLong();
+            if (u != null && u.ownToken == toToken) return; // a member already
+            Refusal r = refused.get(context);
+            if (r != null && r.token() == toToken) {
+                int otherContext = b.getInt();
+                long otherToken = b.getLong();
+                int[] otherWorld = helloWorld(b);
+                if (otherWorld == null) return;
+                refused.remove(context);
+                start(joinUnion(context, toToken, r.world(), otherContext, otherToken, otherWorld), UNION_K, 0);
+                return;
+            }
+            early(peer, context, kind, payload);
+            return;
+        }
+        if (b.remaining() < 16) return;
+        int k = b.getInt(), value = b.getInt(), ballot = b.getInt(), pValue = b.getInt();
+        BitSet a = bits(b), c = bits(b);
+        if (b.remaining() < 8) return;
+        long toToken = b.getLong();
+        if (u != null && u.ownToken == toToken) {
+            if (u.contains(peer) && k == UNION_K) handle(u, u.rankOf[peer], kind, k, value, ballot, pValue, a, c);
+            return;
+        }
+        early(peer, context, kind, payload);
+    }
+
+    private void early(int peer, int context, int kind, MemorySegment payload) {
+        ArrayList<Object[]> l = unionEarly.computeIfAbsent(context, x -> new ArrayList<>());
+        if (l.size() < UNION_EARLY_MAX) l.add(new Object[] {peer, kind, payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)});
+    }
+
+    private void dropOldestDecidedUnion() {
+        for (Iterator<CommFt> it = unions.values().iterator(); it.hasNext(); ) {
+            CommFt u = it.next();
+            Agreement g = u.agreements.get(UNION_K);
+            if (g != null && g.decided) {
+                it.remove();
+                comms.remove(u.context);
+                return;
+            }
+        }
+    }
+
+    /**
+     * A recovery ended: every survivor passed its agreement, so none is in a union agreement any
+     * more (and messages of the older generation are dropped); forgets them all.
+     */
+    void clearUnions() {
+        for (CommFt u : unions.values()) comms.remove(u.context);
+        unions.clear();
+        refused.clear();
+        unionEarly.clear();
+    }
+
+    /** Union agreements this process is a member of (tests). */
+    int unionCount() {
+        return unions.size();
+    }
+
     // ------------------------------------------------------------------ wire
 
     /**
@@ -556,13 +782,25 @@ final class FtProtocol {
      * grew to n/2 ints in the last round); failed sets are short either way.
      */
     private void send(CommFt f, int to, int kind, int k, int value, int ballot, int pValue, BitSet a, BitSet c) {
-        int na = runs(a), nc = runs(c), bytes = 4 * (6 + 2 * (na + nc));
-        if (out.capacity() < bytes) out = ByteBuffer.allocate(Math.max(bytes, 2 * out.capacity())).order(ByteOrder.LITTLE_ENDIAN);
-        ByteBuffer b = out.clear();
+        boolean union = f.unionContext != null;
+        int na = runs(a), nc = runs(c), bytes = 4 * (6 + 2 * (na + nc)) + (union ? 8 : 0);
+        ByteBuffer b = out(bytes);
         b.putInt(k).putInt(value).putInt(ballot).putInt(pValue);
         put(b, a, na);
         put(b, c, nc);
-        engine.ftSend(f.world[to], f.context, kind, b.array(), bytes);
+        if (union) {
+            // a union agreement's message travels on the recipient's own group's context, with its call's token
+            b.putLong(f.unionToken[to]);
+            engine.ftSend(f.world[to], f.unionContext[to], kind | UNION, b.array(), bytes);
+        } else {
+            engine.ftSend(f.world[to], f.context, kind, b.array(), bytes);
+        }
+    }
+
+    /** {@link #out}, cleared, with room for {@code bytes}. */
+    private ByteBuffer out(int bytes) {
+        if (out.capacity() < bytes) out = ByteBuffer.allocate(Math.max(bytes, 2 * out.capacity())).order(ByteOrder.LITTLE_ENDIAN);
+        return out.clear();
     }
 
     /** The payload of the message being sent, reused (under the progress lock): no allocation per message. */

@@ -4,42 +4,56 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Locale;
 
 /**
- * One {@code ftmpirun --inject rank=R,after=T|at-call=N,how=kill|stop} fault. With
+ * One {@code ftmpirun --inject rank=R,after=T|at-call=N|at-step=NAME,how=kill|stop} fault. With
  * {@code after=T} the launcher sends SIGKILL or SIGSTOP to rank R's process T milliseconds after
  * it started the ranks. With {@code at-call=N} the launcher passes the fault to the ranks (job
  * option {@code inject-at-call}) and rank R signals itself when it enters its N-th MPI call
- * (what counts as a call: {@code mpi.FaultPoint}, docs/fault-tolerance.md). A production
- * feature (for rehearsing failures), not test-only code.
+ * (what counts as a call: {@code mpi.FaultPoint}, docs/fault-tolerance.md). With {@code
+ * at-step=NAME} (one of {@link #STEPS}) rank R signals itself the first time it reaches that
+ * point inside the library, which no call count can reach. A production feature (for rehearsing
+ * failures), not test-only code.
  *
  * @param rank    the victim's rank in MPI_COMM_WORLD
  * @param afterMs delay after the ranks were started, in milliseconds (-1 with {@code at-call})
- * @param atCall  the 1-based MPI call of the victim at which it fails, or -1 with {@code after}
+ * @param atCall  the 1-based MPI call of the victim at which it fails, or -1
+ * @param atStep  the step inside the library at which it fails ({@link #STEPS}), or null
  * @param how     {@link #KILL} (SIGKILL: a crash) or {@link #STOP} (SIGSTOP: a hang)
  */
-public record FaultInjection(int rank, long afterMs, long atCall, String how) {
+public record FaultInjection(int rank, long afterMs, long atCall, String atStep, String how) {
     public static final String KILL = "kill";
     public static final String STOP = "stop";
-    static final String USAGE = "--inject expects rank=R,after=MS|at-call=N,how=kill|stop";
+    static final String USAGE = "--inject expects rank=R,after=MS|at-call=N|at-step=NAME,how=kill|stop";
+
+    /** {@code createIntercomm}: a leader has swapped the groups' lists with the other group's leader and has not broadcast them in its group. */
+    public static final String STEP_INTERCOMM_LISTS = "createIntercomm.lists";
+    /** {@code createIntercomm}: a leader has swapped with the other leader whether the new context id is free (the leaders' last exchange) and has not told its group. */
+    public static final String STEP_INTERCOMM_IDS = "createIntercomm.ids";
+    /** The steps {@code at-step} accepts. */
+    public static final List<String> STEPS = List.of(STEP_INTERCOMM_LISTS, STEP_INTERCOMM_IDS);
 
     /** A timed fault ({@code after=MS}). */
     public FaultInjection(int rank, long afterMs, String how) {
-        this(rank, afterMs, -1, how);
+        this(rank, afterMs, -1, null, how);
     }
 
-    /** Whether the rank injects this fault itself at its N-th MPI call. */
+    /** Whether the rank injects this fault itself (at its N-th MPI call or at a step). */
     public boolean atCallFault() {
-        return atCall > 0;
+        return atCall > 0 || atStep != null;
     }
 
-    /** This fault as an entry of the job option {@link #AT_CALL_OPTION}: {@code R:N:how}. */
+    /** This fault as an entry of the job option {@link #AT_CALL_OPTION}: {@code R:N:how} or {@code R:@STEP:how}. */
     String optionEntry() {
-        return rank + ":" + atCall + ":" + how;
+        return rank + ":" + (atStep != null ? "@" + atStep : String.valueOf(atCall)) + ":" + how;
     }
 
-    /** Job option that hands the {@code at-call} faults to the ranks: {@code R:N:how} entries separated by {@code ;}. */
+    /**
+     * Job option that hands the {@code at-call} and {@code at-step} faults to the ranks: {@code
+     * R:N:how} or {@code R:@STEP:how} entries separated by {@code ;}.
+     */
     public static final String AT_CALL_OPTION = "inject-at-call";
 
     /** File name after the job prefix of the mark an at-call victim leaves ({@link #markInjecting}). */
@@ -81,6 +95,7 @@ public record FaultInjection(int rank, long afterMs, long atCall, String how) {
         Integer rank = null;
         Long after = null;
         Long atCall = null;
+        String atStep = null;
         String how = null;
         for (String part : spec.split(",")) {
             int eq = part.indexOf('=');
@@ -102,14 +117,21 @@ public record FaultInjection(int rank, long afterMs, long atCall, String how) {
                     atCall = number(k, v, spec);
                     if (atCall < 1) throw new UsageException("--inject at-call=" + v + ": expected N >= 1 in '" + spec + "'");
                 }
+                case "at-step" -> {
+                    if (!STEPS.contains(v)) {
+                        throw new UsageException("--inject at-step=" + v + ": expected one of " + String.join(", ", STEPS));
+                    }
+                    atStep = v;
+                }
                 default -> throw new UsageException("--inject: unknown key '" + k + "'; " + USAGE);
             }
         }
-        if (rank == null || (after == null) == (atCall == null)) {
-            throw new UsageException(USAGE + " (rank and exactly one of after, at-call are required), got '"
+        int when = (after == null ? 0 : 1) + (atCall == null ? 0 : 1) + (atStep == null ? 0 : 1);
+        if (rank == null || when != 1) {
+            throw new UsageException(USAGE + " (rank and exactly one of after, at-call, at-step are required), got '"
                     + spec + "'");
         }
-        return new FaultInjection(rank, after == null ? -1 : after, atCall == null ? -1 : atCall,
+        return new FaultInjection(rank, after == null ? -1 : after, atCall == null ? -1 : atCall, atStep,
                 how == null ? KILL : how);
     }
 

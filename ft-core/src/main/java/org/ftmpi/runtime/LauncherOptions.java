@@ -90,6 +90,10 @@ public final class LauncherOptions {
                                     rank R signals itself when it enters its N-th MPI call
                                     (point-to-point, probe, collective, communicator
                                     construction, agree/shrink; see docs/fault-tolerance.md)
+              --inject rank=R,at-step=STEP,how=kill|stop
+                                    rank R signals itself when it first reaches STEP inside
+                                    the library: createIntercomm.lists, createIntercomm.ids
+                                    (a leader after its exchange with the other leader)
               --aot auto|off        auto (the default): the rank JVMs map an AOT cache of the
                                     library (JDK 25), made once per build and JDK by a short
                                     training job before the first job that needs it, in

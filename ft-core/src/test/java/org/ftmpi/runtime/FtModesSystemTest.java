@@ -195,6 +195,27 @@ class FtModesSystemTest {
         var r = probe("AtomicCreateInterProbe", List.of("-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic",
                 "--inject", "rank=" + victim + ",at-call=" + call), String.valueOf(victim));
         assertTrue(FtmpirunSystemTest.killedAt(r.err(), victim, call, op), r.err());
+        bothGroupsRaisedAndMadeItAgain(r, victim);
+    }
+    /**
+     * A leader dies right after an exchange with the other leader, before its own group hears of
+     * it: after the swap of the lists (its group never learns the other group) and after the
+     * leaders' last exchange (the other group then has all it needs and, without the agreement
+     * over both groups, returned the intercommunicator while this group raised). Every survivor
+     * of both groups raises, recovers, and both groups make it again.
+     */
+    @ParameterizedTest
+    @CsvSource({"0,createIntercomm.lists", "1,createIntercomm.lists", "0,createIntercomm.ids", "1,createIntercomm.ids"})
+    void aLeaderDyingAfterAnExchangeMakesBothGroupsRaise(int victim, String step) throws Exception {
+        var r = probe("AtomicCreateInterProbe", List.of("-np", "5", "--comm-mode", "shrink", "--coll-mode", "atomic",
+                "--inject", "rank=" + victim + ",at-step=" + step), String.valueOf(victim));
+        assertTrue(r.err().contains("injecting fault: SIGKILL to rank " + victim + " (pid ")
+                && r.err().contains("at step " + step), r.err());
+        bothGroupsRaisedAndMadeItAgain(r, victim);
+    }
+
+    /** {@code AtomicCreateInterProbe}: every survivor raised, recovered, and both groups made the intercommunicator again. */
+    private static void bothGroupsRaisedAndMadeItAgain(FtmpirunSystemTest.Result r, int victim) {
         int[] left = java.util.stream.IntStream.range(0, 5).filter(w -> w != victim).toArray(); // new rank -> old
         for (int i = 0; i < left.length; i++) {
             int me = left[i];

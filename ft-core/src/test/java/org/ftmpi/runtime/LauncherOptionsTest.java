@@ -110,9 +110,17 @@ class LauncherOptionsTest {
         assertEquals(List.of(new FaultInjection(1, 5, "kill")), c.injections(), "only timed faults stay with the launcher");
         assertMessage("expected N >= 1", "-np", "2", "--inject", "rank=0,at-call=0", "M");
         assertMessage("exactly one of after, at-call", "-np", "2", "--inject", "rank=0,at-call=3,after=5", "M");
+        LaunchSpec st = parse("-np", "3", "--inject", "rank=1,at-step=createIntercomm.ids", "--inject",
+                "rank=2,at-call=4", "M");
+        assertEquals("1:@createIntercomm.ids:kill;2:4:kill", st.options().get("inject-at-call"), "at-step faults go to the ranks");
+        assertEquals(List.of(), st.injections());
+        assertMessage("expected one of createIntercomm.lists, createIntercomm.ids", "-np", "2", "--inject",
+                "rank=0,at-step=merge", "M");
+        assertMessage("exactly one of after, at-call, at-step", "-np", "2", "--inject",
+                "rank=0,at-step=createIntercomm.ids,at-call=2", "M");
         assertMessage("expected kill or stop", "-np", "2", "--inject", "rank=0,after=1,how=term", "M");
         assertMessage("the job has 2 ranks", "-np", "2", "--inject", "rank=2,after=1", "M");
-        assertMessage("rank and exactly one of after, at-call are required", "-np", "2", "--inject", "rank=1", "M");
+        assertMessage("rank and exactly one of after, at-call, at-step are required", "-np", "2", "--inject", "rank=1", "M");
     }
 
     @Test
