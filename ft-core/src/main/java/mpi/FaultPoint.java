@@ -42,6 +42,11 @@ final class FaultPoint {
     /** {@code createIntercomm}: a leader has swapped with the other leader whether the new context id is free (its last exchange), its group does not know yet. */
     static final String INTERCOMM_IDS = org.ftmpi.runtime.FaultInjection.STEP_INTERCOMM_IDS;
 
+    /** FT-MPI recovery: a survivor is about to contribute to the recovery's agreement. */
+    static final String RECOVERY_AGREEMENT = org.ftmpi.runtime.FaultInjection.STEP_RECOVERY_AGREEMENT;
+    /** FT-MPI recovery: the recovery's agreement has decided here; COMM_WORLD is not rebuilt yet. */
+    static final String RECOVERY_AGREED = org.ftmpi.runtime.FaultInjection.STEP_RECOVERY_AGREED;
+
     private final Engine engine;
     private final long atCall;
     /** The step to fail at ({@code at-step}), or null. */

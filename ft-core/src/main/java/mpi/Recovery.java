@@ -121,11 +121,13 @@ final class Recovery implements Engine.Rebind {
                 int g = engine.generation() + 1;
                 CommFt f = engine.registerComm(-2 - 2 * g, all);
                 Engine.Decision d;
+                FaultPoint.step(engine, FaultPoint.RECOVERY_AGREEMENT);
                 try {
                     d = engine.agree(f, 1, 1);
                 } catch (P2pException e) {
                     throw MPIException.of(e.errorClass(), "recovery: " + e.getMessage());
                 }
+                FaultPoint.step(engine, FaultPoint.RECOVERY_AGREED);
                 int[] failed = d.failedWorld();
                 for (int w : failed) newly[w] |= !coveredBefore[w];
                 if (commMode == MPI.FTMPI_COMM_MODE_REBUILD) {

@@ -219,7 +219,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             synchronized (early) {
                 constructed = true;
             }
-            for (String[] e : early) peerLost(Integer.parseInt(e[0]), e[1]);
+            for (String[] e : early) {
+                int peer = Integer.parseInt(e[0]);
+                if (!stale(e, peer, procIdOf)) peerLost(peer, e[1]);
+            }
             early.clear();
         } finally {
             lock.unlock();
@@ -239,12 +242,27 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * the engine is complete. Guarded by itself; {@link #constructed} is written under it.
      */
     private final List<String[]> early = new ArrayList<>();
+
+    /**
+     * Whether an early report {@code e} ({peer, cause} or {peer, cause, process id}) is about a
+     * process other than the one {@code procIds} (the job table) names for {@code peer}: a late
+     * notice about a process that a replacement has taken over since. A warm spare that takes
+     * over a rank registers while the controller still tells it of deaths that were covered
+     * before (the process it replaces, or another rank's old process); taken as failures, they
+     * made it report a live replacement failed (found with {@code --inject at-step=recovery.agreed}).
+     */
+    private static boolean stale(String[] e, int peer, long[] procIds) {
+        return e.length > 2 && procIds != null && peer < procIds.length && procIds[peer] != Long.parseLong(e[2]);
+    }
     private volatile boolean constructed;
 
     @Override
     public boolean peerGone(int peer) {
         synchronized (early) {
-            for (String[] e : early) if (Integer.parseInt(e[0]) == peer) return true;
+            JobInfo j = job;
+            for (String[] e : early) {
+                if (Integer.parseInt(e[0]) == peer && (j == null || !stale(e, peer, j.procIds()))) return true;
+            }
             return false;
         }
     }
@@ -960,7 +978,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.FT -> {
                 int ctx = FrameHeader.context(h);
                 if (trace.messages() && traced(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
-                if (ctx == WELCOME) welcome(FrameHeader.epoch(h));
+                if (ctx == WELCOME) welcome(FrameHeader.epoch(h), payload);
                 else if (ctx == FAILED) failedReported(peer, FrameHeader.tag(h), payload);
                 else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
                 else ft.onFrame(peer, ctx, FrameHeader.tag(h), payload);
@@ -1293,6 +1311,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         try {
             // A late notice about a process that a replacement has taken over since (REBUILD).
             if (procIdOf != null && procIdOf[worldRank] != procId) return;
+            if (procIdOf == null) { // still starting: checked against the job table once it is known
+                synchronized (early) {
+                    if (!constructed) {
+                        early.add(new String[] {Integer.toString(worldRank), "rank " + worldRank + " " + how,
+                                Long.toString(procId)});
+                        return;
+                    }
+                }
+            }
             peerLost(worldRank, "rank " + worldRank + " " + how);
         } finally {
             lock.unlock();
@@ -1926,7 +1953,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * memory when the replacement is on this host, else TCP), makes it a live peer again and
      * sends it WELCOME with the generation.
      */
-    private void join(int w) {
+    private void join(int w, int[] covered) {
         Map<String, byte[]> eps = replacements.remove(w);
         long newId = replacementIds.remove(w);
         Transport best = null;
@@ -1966,11 +1993,32 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         peerFailure[w] = null;
         failedOrder.remove((Integer) w);
         recovered[w] = false;
+        byte[] list = new byte[4 * covered.length];
+        java.nio.ByteBuffer.wrap(list).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(covered);
         try {
-            writeFrame(w, FrameHeader.FT, WELCOME, rank, 0, generation, 0, 0, 0, null, 0, 0);
+            writeFrame(w, FrameHeader.FT, WELCOME, rank, 0, generation, 0, 0, list.length, MemorySegment.ofArray(list), 0,
+                    list.length);
         } catch (IOException e) {
             peerLost(w, e.getMessage());
         }
+    }
+
+    /**
+     * REBUILD, at the end of a recovery round that replaces {@code failedWorld}: the ranks whose
+     * failure a recovery up to this generation covered and whose replacement this process has
+     * not joined yet (this round's, and an earlier round's whose replacement could not be
+     * reached). A replacement's WELCOME carries them ({@link #welcome}): any other rank it
+     * found dead is a failure the next round covers.
+     */
+    private int[] coveredNotJoined(int[] failedWorld) {
+        boolean[] in = new boolean[size];
+        for (int w : failedWorld) in[w] = true;
+        for (int w = 0; w < size; w++) in[w] |= peerFailed[w] && recovered[w];
+        int n = 0;
+        for (boolean b : in) if (b) n++;
+        int[] out = new int[n];
+        for (int w = 0, i = 0; w < size; w++) if (in[w]) out[i++] = w;
+        return out;
     }
 
     /**
@@ -2022,13 +2070,45 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return trace.all() || recoveryContext(context);
     }
 
-    /** A replacement learns the survivors' generation from their WELCOME. */
-    private void welcome(int g) {
-        if (restarted && !welcomed) {
-            generation = g;
-            welcomed = true;
+    /**
+     * A replacement learns the survivors' generation from their WELCOME, and which ranks it found
+     * dead (no endpoints in its table, {@link #joinLater}) that generation covers: {@code payload}
+     * lists them (ints). Those it joins when their replacements are announced. Any other rank it
+     * found dead died after the recovery's agreement (a second failure while the survivors were
+     * rebuilding): a failure of this generation, which the next recovery round covers, so this
+     * process takes part in it. Before, it waited for such a rank to join, and the survivors
+     * waited for it in the next round (found by a test that kills a survivor as the recovery's
+     * agreement decides: {@code --inject at-step=recovery.agreed}).
+     */
+    private void welcome(int g, MemorySegment payload) {
+        if (!restarted || welcomed) return;
+        int[] covered = new int[(int) (payload.byteSize() / 4)];
+        payload.asByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(covered);
+        generation = g;
+        welcomeCovered = covered;
+        boolean[] isCovered = new boolean[size];
+        for (int w : covered) if (w >= 0 && w < size) isCovered[w] = true;
+        for (int r = 0; r < size; r++) {
+            if (r == rank) continue;
+            if (joinLater[r] && !isCovered[r]) {
+                joinLater[r] = false;
+                peerFailed[r] = false; // marked only as "joins later": now a failure of this generation
+                peerLost(r, "rank " + r + " failed after the recovery to generation " + g + " agreed; the next"
+                        + " recovery covers it");
+            } else if (isCovered[r] && peerFailed[r] && !joinLater[r] && !recovered[r]) {
+                // a failure this generation covers, heard of after this process registered: its replacement joins
+                recovered[r] = true;
+                joinLater[r] = true;
+            }
         }
+        boolean still = false;
+        for (int w : failedOrder) still |= !recovered[w];
+        detected = still;
+        welcomed = true;
     }
+
+    /** What this replacement's first WELCOME said the generation covers ({@link #welcome}), for the WELCOMEs it sends. */
+    private int[] welcomeCovered = new int[0];
 
     /**
      * A replacement's MPI_Init waits until a survivor welcomed it (it then knows the generation)
@@ -2053,7 +2133,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 if (!joinLater[r]) continue;
                 if (replacements.containsKey(r)) {
                     joinLater[r] = false;
-                    join(r);
+                    join(r, welcomeCovered);
                 } else {
                     left = true;
                 }
@@ -2101,7 +2181,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             ftmpiActive = true;
             ft.clearUnions(); // every survivor passed the recovery's agreement: none is in one any more
             if (rebuildMode) {
-                for (int w : failedWorld) if (replacements.containsKey(w)) join(w);
+                int[] covered = coveredNotJoined(failedWorld);
+                for (int w : failedWorld) if (replacements.containsKey(w)) join(w, covered);
             }
             boolean[] dead = new boolean[size];
             for (int w : failedWorld) dead[w] = true;

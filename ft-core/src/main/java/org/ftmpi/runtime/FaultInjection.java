@@ -32,8 +32,13 @@ public record FaultInjection(int rank, long afterMs, long atCall, String atStep,
     public static final String STEP_INTERCOMM_LISTS = "createIntercomm.lists";
     /** {@code createIntercomm}: a leader has swapped with the other leader whether the new context id is free (the leaders' last exchange) and has not told its group. */
     public static final String STEP_INTERCOMM_IDS = "createIntercomm.ids";
+    /** FT-MPI recovery: a survivor is about to contribute to the recovery's agreement (the others may be waiting in it). */
+    public static final String STEP_RECOVERY_AGREEMENT = "recovery.agreement";
+    /** FT-MPI recovery: the recovery's agreement has decided at this survivor, which has not rebuilt COMM_WORLD yet. */
+    public static final String STEP_RECOVERY_AGREED = "recovery.agreed";
     /** The steps {@code at-step} accepts. */
-    public static final List<String> STEPS = List.of(STEP_INTERCOMM_LISTS, STEP_INTERCOMM_IDS);
+    public static final List<String> STEPS = List.of(STEP_INTERCOMM_LISTS, STEP_INTERCOMM_IDS, STEP_RECOVERY_AGREEMENT,
+            STEP_RECOVERY_AGREED);
 
     /** A timed fault ({@code after=MS}). */
     public FaultInjection(int rank, long afterMs, String how) {

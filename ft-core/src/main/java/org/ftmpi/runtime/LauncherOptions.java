@@ -93,7 +93,9 @@ public final class LauncherOptions {
               --inject rank=R,at-step=STEP,how=kill|stop
                                     rank R signals itself when it first reaches STEP inside
                                     the library: createIntercomm.lists, createIntercomm.ids
-                                    (a leader after its exchange with the other leader)
+                                    (a leader after its exchange with the other leader),
+                                    recovery.agreement (a survivor entering the recovery's
+                                    agreement), recovery.agreed (it decided, not rebuilt)
               --aot auto|off        auto (the default): the rank JVMs map an AOT cache of the
                                     library (JDK 25), made once per build and JDK by a short
                                     training job before the first job that needs it, in

@@ -114,7 +114,7 @@ class LauncherOptionsTest {
                 "rank=2,at-call=4", "M");
         assertEquals("1:@createIntercomm.ids:kill;2:4:kill", st.options().get("inject-at-call"), "at-step faults go to the ranks");
         assertEquals(List.of(), st.injections());
-        assertMessage("expected one of createIntercomm.lists, createIntercomm.ids", "-np", "2", "--inject",
+        assertMessage("expected one of createIntercomm.lists, createIntercomm.ids, recovery.agreement, recovery.agreed", "-np", "2", "--inject",
                 "rank=0,at-step=merge", "M");
         assertMessage("exactly one of after, at-call, at-step", "-np", "2", "--inject",
                 "rank=0,at-step=createIntercomm.ids,at-call=2", "M");

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -322,10 +324,7 @@ class RecoverySystemTest {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
                 "--recovery-mode", "auto"), "two", "1", "2"));
         assertEquals(0, r.code(), r.out() + r.err());
-        for (int me : new int[] {0, 3, 4}) {
-            has(r, "rank " + me + " survived size 3 sum 7 after failures");
-            has(r, "rank " + me + " finalized");
-        }
+        survivedShrunk(r, 7, new int[] {0, 3, 4});
     }
 
     /**
@@ -341,15 +340,8 @@ class RecoverySystemTest {
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("is taken over by a warm spare (pid"), r.err());
         assertTrue(r.err().contains("starting a new process"), r.err());
-        for (int me : new int[] {0, 3, 4}) {
-            has(r, "rank " + me + " survived size 5 sum 10 after failures");
-            has(r, "rank " + me + " finalized");
-        }
-        for (int me : new int[] {1, 2}) {
-            has(r, "rank " + me + " restarted size 5 state OK failed []");
-            has(r, "rank " + me + " replacement size 5 sum 10");
-            has(r, "rank " + me + " finalized");
-        }
+        for (int me : new int[] {1, 2}) has(r, "rank " + me + " restarted size 5 state OK failed []");
+        allFiveSumToTen(r, new int[] {0, 3, 4}, new int[] {1, 2});
     }
 
     @Test
@@ -358,8 +350,56 @@ class RecoverySystemTest {
                 "--recovery-mode", "auto"), "during", "1", "3"));
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("rank 3 (pid"), r.err());
-        for (int me : new int[] {0, 2, 4}) {
-            has(r, "rank " + me + " survived size 3 sum 6 after failures");
+        survivedShrunk(r, 6, new int[] {0, 2, 4});
+    }
+
+    /**
+     * A second survivor dies inside the recovery from the first death: as it is about to
+     * contribute to the recovery's agreement (the others wait in it for its contribution), and
+     * once the agreement has decided without it in the failed set (the others rebuild a
+     * COMM_WORLD that still holds it, and recover again).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"recovery.agreement", "recovery.agreed"})
+    void aDeathInsideTheRecoveryAgreement(String step) throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
+                "--recovery-mode", "auto", "--inject", "rank=3,at-step=" + step), "step", "1"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("injecting fault: SIGKILL to rank 3 (pid ") && r.err().contains("at step " + step), r.err());
+        survivedShrunk(r, 6, new int[] {0, 2, 4});
+    }
+
+    /**
+     * REBUILD: a second survivor dies once the recovery's agreement has decided (the others
+     * already wait for the first victim's replacement, a warm spare): both are replaced (the
+     * second by the other spare, in a second round), and every rank, replacements included,
+     * reduces over all 5.
+     */
+    @Test
+    void aDeathAfterTheRecoveryAgreementUnderRebuild() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "-sp", "2", "--comm-mode",
+                "rebuild", "--recovery-mode", "auto", "--inject", "rank=3,at-step=recovery.agreed"), "step", "1"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("at step recovery.agreed"), r.err());
+        allFiveSumToTen(r, new int[] {0, 2, 4}, new int[] {1, 3});
+    }
+
+    /** RecoveryProbe {@code two}/{@code step} under REBUILD at np 5: survivors and replacements all reduced over 5 ranks and finalized. */
+    private static void allFiveSumToTen(FtmpirunSystemTest.Result r, int[] survivors, int[] replacements) {
+        for (int me : survivors) {
+            has(r, "rank " + me + " survived size 5 sum 10 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+        for (int me : replacements) {
+            has(r, "rank " + me + " replacement size 5 sum 10");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    /** RecoveryProbe {@code two}/{@code during}/{@code step} under SHRINK at np 5: the three survivors reduced to {@code sum} and finalized. */
+    private static void survivedShrunk(FtmpirunSystemTest.Result r, int sum, int[] survivors) {
+        for (int me : survivors) {
+            has(r, "rank " + me + " survived size 3 sum " + sum + " after failures");
             has(r, "rank " + me + " finalized");
         }
     }

@@ -26,6 +26,8 @@ import mpi.Status;
  * <li>{@code two VICTIM VICTIM2}: both die at once (recovery auto);</li>
  * <li>{@code during VICTIM VICTIM2}: VICTIM dies; VICTIM2 dies in its recovery listener, that is
  *     inside the recovery (recovery auto);</li>
+ * <li>{@code step VICTIM}: VICTIM dies; the test kills another rank at a step of its recovery
+ *     ({@code --inject at-step=recovery.*}); the survivors go on as in {@code two};</li>
  * <li>{@code all}: every rank kills itself;</li>
  * <li>{@code abort-after VICTIM}: recovery auto from VICTIM's death, then rank 0 calls
  *     {@code MPI_Abort(7)} and the others wait to be ended by it;</li>
@@ -59,7 +61,7 @@ public final class RecoveryProbe {
         if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of a victim
             say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
                     + Arrays.toString(MPI.getFailedRanks()));
-            if (mode.equals("two")) { // two replaced at once: they meet the survivors' retried allreduce
+            if (mode.equals("two") || mode.equals("step")) { // two replaced: they meet the survivors' retried allreduce
                 int[] sum = new int[1];
                 while (true) { // AUTO: the other victim's death may be recovered from inside this call; repeat it
                     try {
@@ -95,7 +97,7 @@ public final class RecoveryProbe {
         if (me == 0) world.send(new int[] {111}, 1, MPI.INT, 1, 7); // old epoch: must never be received
         ProbeLines.syncThenDie(world, me == victim || (mode.equals("two") && me == victim2));
         switch (mode) {
-            case "two", "during" -> {
+            case "two", "during", "step" -> {
                 // AUTO: every call that fails has recovered first; repeat until one succeeds
                 int[] sum = new int[1];
                 int failures = 0;
