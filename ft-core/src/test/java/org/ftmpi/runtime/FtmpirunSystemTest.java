@@ -160,7 +160,15 @@ class FtmpirunSystemTest {
      * (docs/fault-tolerance.md, "Open bug: a victim's injection line is missing").
      */
     static boolean killedAt(String err, int rank, long call, String op) {
-        String at = "at its MPI call " + call + " (" + op + ")";
+        return killedInjecting(err, rank, "at its MPI call " + call + " (" + op + ")");
+    }
+
+    /** {@code --inject at-step}: the victim's own line, or the launcher's death line naming the injection (as {@link #killedAt}). */
+    static boolean killedAtStep(String err, int rank, String step) {
+        return killedInjecting(err, rank, "at step " + step);
+    }
+
+    private static boolean killedInjecting(String err, int rank, String at) {
         boolean own = err.contains("injecting fault: SIGKILL to rank " + rank + " (pid ") && err.contains(at);
         boolean launcher = Pattern.compile("rank " + rank + " \\(pid \\d+\\) was killed by signal 9 \\(SIGKILL\\)"
                 + " \\(--inject: SIGKILL " + Pattern.quote(at) + "\\)").matcher(err).find();

@@ -365,22 +365,25 @@ class RecoverySystemTest {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "--comm-mode", "shrink",
                 "--recovery-mode", "auto", "--inject", "rank=3,at-step=" + step), "step", "1"));
         assertEquals(0, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("injecting fault: SIGKILL to rank 3 (pid ") && r.err().contains("at step " + step), r.err());
+        assertTrue(FtmpirunSystemTest.killedAtStep(r.err(), 3, step), r.err());
         survivedShrunk(r, 6, new int[] {0, 2, 4});
     }
 
     /**
      * REBUILD: a second survivor dies once the recovery's agreement has decided (the others
-     * already wait for the first victim's replacement, a warm spare): both are replaced (the
-     * second by the other spare, in a second round), and every rank, replacements included,
-     * reduces over all 5.
+     * already wait for the first victim's replacement): both are replaced, the second in a second
+     * round in which the first one's replacement takes part, and every rank, replacements
+     * included, reduces over all 5. One warm spare: rank 1 takes it (ranks wait for spares in
+     * the order they died) and rank 3 a new process after the spare wait, so rank 1's replacement
+     * always registers first (the other order is a known gap: docs/fault-tolerance.md).
      */
     @Test
     void aDeathAfterTheRecoveryAgreementUnderRebuild() throws Exception {
-        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "-sp", "2", "--comm-mode",
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "5", "-sp", "1", "--comm-mode",
                 "rebuild", "--recovery-mode", "auto", "--inject", "rank=3,at-step=recovery.agreed"), "step", "1"));
         assertEquals(0, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("at step recovery.agreed"), r.err());
+        assertTrue(FtmpirunSystemTest.killedAtStep(r.err(), 3, "recovery.agreed"), r.err());
+        assertTrue(r.err().contains("rank 1 is taken over by a warm spare"), r.err());
         allFiveSumToTen(r, new int[] {0, 2, 4}, new int[] {1, 3});
     }
 
