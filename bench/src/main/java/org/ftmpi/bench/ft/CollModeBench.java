@@ -9,7 +9,9 @@ import mpi.MPIException;
 
 /**
  * {@code bench ft-coll}: the fault-free cost of FT-MPI's collective mode. One job measures
- * allReduce (8 B and 64 KiB), bcast 64 KiB, allGather 1 KiB per rank and barrier under the
+ * allReduce (8 B and 64 KiB), bcast 64 KiB, allGather 1 KiB per rank, barrier, and (np >= 2)
+ * {@code createIntercomm} between the even and the odd ranks followed by {@code free} (under
+ * ATOMIC it ends in the agreement over both groups) under the
  * collective mode it was started with; run it once with {@code --coll-mode nonatomic} (the
  * default) and once with {@code --coll-mode atomic}, interleaved, and compare. Each operation:
  * a warm-up pass, then {@code reps} timed passes of {@code iters} calls after a barrier; the time
@@ -40,20 +42,25 @@ public final class CollModeBench {
             double[] small = new double[1], smallOut = new double[1];
             double[] big = new double[8192], bigOut = new double[8192];
             byte[] block = new byte[1024], gathered = new byte[1024 * n];
+            int colour = w.getRank() % 2;
+            Intracomm half = n >= 2 ? w.split(colour, w.getRank()) : null;
             Op[] ops = {
                 () -> w.allReduce(small, smallOut, 1, MPI.DOUBLE, MPI.SUM),
                 () -> w.allReduce(big, bigOut, big.length, MPI.DOUBLE, MPI.SUM),
                 () -> w.bcast(big, big.length, MPI.DOUBLE, 0),
                 () -> w.allGather(block, block.length, MPI.BYTE, gathered, block.length, MPI.BYTE),
                 w::barrier,
+                () -> {
+                    if (half != null) w.createIntercomm(half, 0, 1 - colour, 9).free();
+                },
             };
             double[] us = new double[ops.length];
             for (int i = 0; i < ops.length; i++) us[i] = median(w, ops[i], iters);
             if (w.getRank() == 0) {
                 out.printf(Locale.ROOT, "RESULT ft-coll np %d mode %s allreduce8_us %.2f allreduce64k_us %.2f"
-                        + " bcast64k_us %.2f allgather1k_us %.2f barrier_us %.2f%n", n,
+                        + " bcast64k_us %.2f allgather1k_us %.2f barrier_us %.2f intercomm_us %s%n", n,
                         MPI.getCollMode() == MPI.FTMPI_COLL_MODE_ATOMIC ? "atomic" : "nonatomic",
-                        us[0], us[1], us[2], us[3], us[4]);
+                        us[0], us[1], us[2], us[3], us[4], half == null ? "-" : String.format(Locale.ROOT, "%.2f", us[5]));
             }
             return 0;
         } finally {
