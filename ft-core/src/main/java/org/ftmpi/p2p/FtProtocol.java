@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -580,10 +579,23 @@ final class FtProtocol {
 
     /** Union agreements this process is a member of, by the context its own group receives on; oldest first. */
     private final Map<Integer, CommFt> unions = new LinkedHashMap<>();
-    /** Calls that failed here before this process learned the other group: context -> the call. */
-    private final Map<Integer, Refusal> refused = new HashMap<>();
-    /** Union messages that came before this process joined or refused: context -> {peer, kind, payload}. */
-    private final Map<Integer, ArrayList<Object[]>> unionEarly = new HashMap<>();
+    /** Calls that failed here before this process learned the other group: context -> the call (the newest {@link #UNION_KEEP}). */
+    private final Map<Integer, Refusal> refused = bounded();
+    /** Union messages that came before this process joined or refused: context -> {peer, kind, payload} (the newest {@link #UNION_KEEP} contexts). */
+    private final Map<Integer, ArrayList<Object[]>> unionEarly = bounded();
+
+    /**
+     * A map that keeps its {@link #UNION_KEEP} newest entries: without a recovery (ULFM, recovery
+     * mode IGNORE) a program that retries a failing {@code createIntercomm} adds one per call.
+     */
+    private static <V> Map<Integer, V> bounded() {
+        return new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, V> eldest) {
+                return size() > UNION_KEEP;
+            }
+        };
+    }
     /** Union agreements made here (their keys in the communicator map). */
     private int unionCount;
 
@@ -771,6 +783,11 @@ final class FtProtocol {
     /** Union agreements this process is a member of (tests). */
     int unionCount() {
         return unions.size();
+    }
+
+    /** Failed calls waiting for an invitation (tests). */
+    int refusedCount() {
+        return refused.size();
     }
 
     // ------------------------------------------------------------------ wire

@@ -289,4 +289,16 @@ class UnionAgreementTest {
         assertEquals(0, r.proto[2].unionCount(), "a stale invitation does not make member 2 join");
         assertEquals(1, check(new Run(a, b, parts(4, Part.JOIN, Part.JOIN, a), -1, -1, 7, 0)));
     }
+
+    /** Without a recovery, a program that retries a failing call keeps at most UNION_KEEP failed calls here. */
+    @Test
+    void failedCallsWaitingForAnInvitationAreBounded() {
+        int[] a = {0, 2}, b = {1, 3};
+        Run r = new Run(a, b, parts(4, Part.JOIN, Part.JOIN, a), -1, -1, 1, 0);
+        for (int call = 0; call < 10 * FtProtocol.UNION_KEEP; call++) {
+            r.proto[0].refuseUnion(1000 + 2 * call, call, a, -1, 0, null);
+        }
+        assertEquals(FtProtocol.UNION_KEEP, r.proto[0].refusedCount());
+        assertEquals(0, r.proto[0].unionCount());
+    }
 }
