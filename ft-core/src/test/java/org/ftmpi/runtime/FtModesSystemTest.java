@@ -213,6 +213,22 @@ class FtModesSystemTest {
         bothGroupsRaisedAndMadeItAgain(r, victim);
     }
 
+    /**
+     * The same under ULFM semantics (recovery mode IGNORE): no recovery ever clears the union
+     * agreement's state; every survivor of both groups raises, the survivors shrink COMM_WORLD
+     * and make the intercommunicator over it. The job's status is the victim's (137).
+     */
+    @ParameterizedTest
+    @CsvSource({"1,createIntercomm.ids", "0,createIntercomm.lists"})
+    void underUlfmALeaderDyingAfterAnExchangeMakesBothGroupsRaise(int victim, String step) throws Exception {
+        var r = FtmpirunSystemTest.run(FtmpirunSystemTest.probeCmd("org.ftmpi.runtime.testprog.AtomicCreateInterProbe",
+                List.of("-np", "5", "--comm-mode", "shrink", "--recovery-mode", "ignore", "--coll-mode", "atomic",
+                        "--inject", "rank=" + victim + ",at-step=" + step), String.valueOf(victim), "ulfm"));
+        assertEquals(137, r.code(), r.out() + r.err());
+        assertTrue(FtmpirunSystemTest.killedAtStep(r.err(), victim, step), r.err());
+        bothGroupsRaisedAndMadeItAgain(r, victim);
+    }
+
     /** {@code AtomicCreateInterProbe}: every survivor raised, recovered, and both groups made the intercommunicator again. */
     private static void bothGroupsRaisedAndMadeItAgain(FtmpirunSystemTest.Result r, int victim) {
         int[] left = java.util.stream.IntStream.range(0, 5).filter(w -> w != victim).toArray(); // new rank -> old

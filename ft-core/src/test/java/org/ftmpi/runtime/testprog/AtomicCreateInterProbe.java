@@ -13,8 +13,9 @@ import mpi.MPIException;
  * talk over COMM_WORLD. Call 1 is the split, call 2 {@code createIntercomm}; inside it the
  * leaders' exchanges are calls of their own (3 and 4: the lengths and the lists of the groups;
  * 5 and 6: whether the candidate context id is free in the group). After the failure every
- * survivor recovers and both groups make the intercommunicator again. Output lines start with
- * {@code rank R} (R: the original world rank).
+ * survivor recovers and both groups make the intercommunicator again; with a second argument
+ * {@code ulfm} (recovery mode IGNORE) the survivors shrink COMM_WORLD instead and make it over the
+ * shrunk communicator. Output lines start with {@code rank R} (R: the original world rank).
  */
 public final class AtomicCreateInterProbe {
     private AtomicCreateInterProbe() {}
@@ -30,7 +31,11 @@ public final class AtomicCreateInterProbe {
         } catch (MPIException e) {
             say("createIntercomm raised class " + e.getErrorClass());
         }
-        ProbeLines.recoverFrom(w, victim);
+        if (args.length > 1 && args[1].equals("ulfm")) {
+            w = w.shrink(); // no recovery under IGNORE: the survivors go on over a shrunk COMM_WORLD
+        } else {
+            ProbeLines.recoverFrom(w, victim);
+        }
         Intercomm ic = make(w);
         int[] sum = {-1};
         ic.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM); // each group gets the other's sum
