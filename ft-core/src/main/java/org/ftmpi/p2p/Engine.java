@@ -2004,20 +2004,17 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * REBUILD, at the end of a recovery round that replaces {@code failedWorld}: the ranks whose
-     * failure a recovery up to this generation covered and whose replacement this process has
-     * not joined yet (this round's, and an earlier round's whose replacement could not be
-     * reached). A replacement's WELCOME carries them ({@link #welcome}): any other rank it
-     * found dead is a failure the next round covers.
+     * REBUILD, at the end of a recovery round, before its joins: the ranks whose failure a
+     * recovery up to this generation covered and whose replacement this process has not joined
+     * yet (this round's, and an earlier round's whose replacement could not be reached). A
+     * replacement's WELCOME carries them ({@link #welcome}): any other rank it found dead is a
+     * failure the next round covers.
      */
-    private int[] coveredNotJoined(int[] failedWorld) {
-        boolean[] in = new boolean[size];
-        for (int w : failedWorld) in[w] = true;
-        for (int w = 0; w < size; w++) in[w] |= peerFailed[w] && recovered[w];
+    private int[] coveredNotJoined() {
         int n = 0;
-        for (boolean b : in) if (b) n++;
+        for (int w = 0; w < size; w++) if (peerFailed[w] && recovered[w]) n++;
         int[] out = new int[n];
-        for (int w = 0, i = 0; w < size; w++) if (in[w]) out[i++] = w;
+        for (int w = 0, i = 0; w < size; w++) if (peerFailed[w] && recovered[w]) out[i++] = w;
         return out;
     }
 
@@ -2101,10 +2098,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 joinLater[r] = true;
             }
         }
-        boolean still = false;
-        for (int w : failedOrder) still |= !recovered[w];
-        detected = still;
+        detected = anyUncovered();
         welcomed = true;
+    }
+
+    /** Whether a failure known here is not covered by a recovery yet (FT-MPI state DETECTED). */
+    private boolean anyUncovered() {
+        for (int w : failedOrder) if (!recovered[w]) return true;
+        return false;
     }
 
     /** What this replacement's first WELCOME said the generation covers ({@link #welcome}), for the WELCOMEs it sends. */
@@ -2181,7 +2182,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             ftmpiActive = true;
             ft.clearUnions(); // every survivor passed the recovery's agreement: none is in one any more
             if (rebuildMode) {
-                int[] covered = coveredNotJoined(failedWorld);
+                int[] covered = coveredNotJoined();
                 for (int w : failedWorld) if (replacements.containsKey(w)) join(w, covered);
             }
             boolean[] dead = new boolean[size];
@@ -2211,9 +2212,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 }
             }
             lastQueues = null;
-            boolean still = false;
-            for (int w : failedOrder) still |= !recovered[w];
-            detected = still;
+            detected = anyUncovered();
             ftEvents++;
             rebind.rebind(failedWorld);
             trace.record(FtTrace.REBUILT, g, 0);

@@ -671,35 +671,26 @@ final class FtProtocol {
      * The call of this process's group (context {@code ownContext}, token {@code ownToken},
      * members {@code ownWorld}) failed here: vote 0 in its union agreement, at once if the other
      * group is known ({@code otherWorld} not null) or an invitation came already, else when one
-     * comes. Nothing if this process is a member already (it has voted). Returns the agreement
-     * joined now, or null.
+     * comes. Nothing if this process is a member already (it has voted).
      */
-    CommFt refuseUnion(int ownContext, long ownToken, int[] ownWorld, int otherContext, long otherToken, int[] otherWorld) {
+    void refuseUnion(int ownContext, long ownToken, int[] ownWorld, int otherContext, long otherToken, int[] otherWorld) {
         CommFt u = unions.get(ownContext);
-        if (u != null && u.ownToken == ownToken) return null;
-        if (otherWorld == null) {
-            ArrayList<Object[]> early = unionEarly.get(ownContext);
-            Object[] hello = null;
-            if (early != null) {
-                for (Object[] m : early) {
-                    if ((Integer) m[1] == HELLO && helloToken((byte[]) m[2]) == ownToken) hello = m;
-                }
-            }
-            if (hello == null) {
-                refused.put(ownContext, new Refusal(ownToken, ownWorld.clone()));
-                return null;
-            }
-            early.remove(hello);
-            ByteBuffer b = ByteBuffer.wrap((byte[]) hello[2]).order(ByteOrder.LITTLE_ENDIAN);
-            b.getLong();
-            otherContext = b.getInt();
-            otherToken = b.getLong();
-            otherWorld = helloWorld(b);
-            if (otherWorld == null) return null;
+        if (u != null && u.ownToken == ownToken) return;
+        if (otherWorld != null) {
+            start(joinUnion(ownContext, ownToken, ownWorld, otherContext, otherToken, otherWorld), UNION_K, 0);
+            return;
         }
-        u = joinUnion(ownContext, ownToken, ownWorld, otherContext, otherToken, otherWorld);
-        start(u, UNION_K, 0);
-        return u;
+        refused.put(ownContext, new Refusal(ownToken, ownWorld.clone()));
+        ArrayList<Object[]> early = unionEarly.get(ownContext);
+        if (early == null) return;
+        for (Object[] m : early) {
+            if ((Integer) m[1] == HELLO && helloToken((byte[]) m[2]) == ownToken) {
+                // an invitation came already: handled now as on arrival (joins with 0, replays the rest)
+                early.remove(m);
+                unionFrame((Integer) m[0], ownContext, HELLO, MemorySegment.ofArray((byte[]) m[2]));
+                return;
+            }
+        }
     }
 
     private static long helloToken(byte[] payload) {

@@ -3,7 +3,6 @@ package org.ftmpi.runtime;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -201,17 +200,8 @@ public final class Binding {
 
     /** libc's {@code sched_setaffinity(pid_t, size_t, const cpu_set_t *)}, looked up once; null when absent. */
     private static final class Native {
-        static final MethodHandle SET_AFFINITY = lookup();
-
-        private static MethodHandle lookup() {
-            try {
-                Linker linker = Linker.nativeLinker();
-                return linker.defaultLookup().find("sched_setaffinity").map(f -> linker.downcallHandle(f,
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                                ValueLayout.ADDRESS))).orElse(null);
-            } catch (RuntimeException | Error e) {
-                return null; // no native access (or not Linux): nothing can be bound
-            }
-        }
+        // null without native access (or not Linux): nothing can be bound
+        static final MethodHandle SET_AFFINITY = Libc.downcall("sched_setaffinity",
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
     }
 }

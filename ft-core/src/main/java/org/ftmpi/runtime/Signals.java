@@ -2,7 +2,6 @@ package org.ftmpi.runtime;
 
 import java.io.IOException;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -60,17 +59,7 @@ public final class Signals {
 
     /** libc's {@code int kill(pid_t, int)}, looked up once; null without native access. */
     private static final class Native {
-        static final MethodHandle KILL = lookup();
-
-        private static MethodHandle lookup() {
-            try {
-                Linker linker = Linker.nativeLinker();
-                return linker.defaultLookup().find("kill").map(f -> linker.downcallHandle(f,
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT)))
-                        .orElse(null);
-            } catch (RuntimeException | Error e) {
-                return null;
-            }
-        }
+        static final MethodHandle KILL = Libc.downcall("kill",
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     }
 }
