@@ -73,6 +73,14 @@ public final class Controller implements AutoCloseable {
     private final java.util.ArrayDeque<Integer> waitingForSpare = new java.util.ArrayDeque<>();
     /** Ranks whose replacement was started and has not registered yet (comm-mode rebuild). */
     private final boolean[] replacing;
+    /** When each rank's current replacement was started ({@link #replace}: 1, 2, ...; 0 for none). */
+    private final long[] replacedAt;
+    private long replacements;
+    /**
+     * Replacements that registered while a replacement started before them had not: they get
+     * their table, and the other ranks their REPLACED, once it has (see {@link #registerLocked}).
+     */
+    private final List<Conn> deferred = new ArrayList<>();
     /** Every connection; copy-on-write so that {@link #notifyFailure} needs no monitor. */
     private final List<Conn> all = new java.util.concurrent.CopyOnWriteArrayList<>();
     /**
@@ -100,6 +108,7 @@ public final class Controller implements AutoCloseable {
         this.released = new boolean[size];
         this.exited = new boolean[size];
         this.replacing = new boolean[size];
+        this.replacedAt = new long[size];
         this.unfinalized = new java.util.concurrent.atomic.AtomicLongArray(procIds);
         server = new ServerSocket();
         server.bind(new InetSocketAddress(bind, 0), Math.max(50, size));
@@ -158,6 +167,7 @@ public final class Controller implements AutoCloseable {
         synchronized (this) {
             if (procIds[rank] != procId) return;
             exited[rank] = true;
+            joinDeferred();
             if (regs[rank] == null) {
                 exitedUnregistered = true;
                 impossible = exchangeImpossible(rank);
@@ -183,6 +193,9 @@ public final class Controller implements AutoCloseable {
         released[rank] = false;
         exited[rank] = false;
         replacing[rank] = true;
+        replacedAt[rank] = ++replacements;
+        deferred.removeIf(c -> c.rank == rank);
+        joinDeferred();
     }
 
     /**
@@ -230,7 +243,7 @@ public final class Controller implements AutoCloseable {
     private void spareGone(Conn c) {
         if (closed || !tableSent) return;
         Frame f = ControlMessages.spareGone(c.spareProcId);
-        for (Conn x : all) if (x.rank >= 0) x.trySend(f);
+        for (Conn x : all) if (x.joined()) x.trySend(f);
     }
 
     /**
@@ -240,7 +253,7 @@ public final class Controller implements AutoCloseable {
      */
     private void announceSpare(Conn s, Conn to) {
         if (closed || !tableSent || s.spareFrame == null) return;
-        for (Conn x : to == null ? all : List.of(to)) if (x.rank >= 0) x.trySend(s.spareFrame);
+        for (Conn x : to == null ? all : List.of(to)) if (x.joined()) x.trySend(s.spareFrame);
     }
 
     /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
@@ -442,8 +455,17 @@ public final class Controller implements AutoCloseable {
                 + ", transports " + r.endpoints().keySet() + ")");
         String impossible = exchangeImpossible(r.rank());
         if (tableSent && replacing[r.rank()]) {
-            replacing[r.rank()] = false;
-            joinReplacement(c, r);
+            int earlier = earlierReplacement(r.rank());
+            if (earlier >= 0) {
+                c.deferred = true;
+                deferred.add(c);
+                console.log("rank " + r.rank() + "'s replacement registered before the replacement of rank "
+                        + earlier + ", started earlier; it joins after that one");
+            } else {
+                replacing[r.rank()] = false;
+                joinReplacement(c, r);
+                joinDeferred();
+            }
         } else if (registered == size && !tableSent) {
             tableSent = true;
             List<ControlMessages.Entry> rows = new ArrayList<>(size);
@@ -458,6 +480,46 @@ public final class Controller implements AutoCloseable {
             for (Conn s : idleSpares) announceSpare(s, null);
         }
         return impossible;
+    }
+
+    /**
+     * A rank other than {@code rank} whose replacement was started before {@code rank}'s and
+     * has neither registered nor exited, else -1.
+     *
+     * <p>Replacements join in the order they were started, which is the order the ranks died
+     * (and the order in which the survivors' recovery rounds cover them). A replacement that
+     * joined first finds the later one's rank "being replaced" and connects to it when it is
+     * announced; one that joins later accepts the earlier one's connection in its MPI_Init. With
+     * new processes the later one can register first; had it joined then, the earlier one would
+     * find it live and wait in MPI_Init for a connection that the later one makes only once the
+     * survivors' next round welcomed it, and that round needs the earlier one: the job hung
+     * until an accept timeout. Warm spares register at their assignment, already in order.
+     */
+    private int earlierReplacement(int rank) {
+        for (int j = 0; j < size; j++) {
+            if (j != rank && replacing[j] && regs[j] == null && !exited[j] && replacedAt[j] < replacedAt[rank]) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    /** Joins the deferred replacements no earlier one holds back any more, in start order; under the lock. */
+    private void joinDeferred() {
+        deferred.sort(java.util.Comparator.comparingLong(c -> replacedAt[c.rank]));
+        for (java.util.Iterator<Conn> it = deferred.iterator(); it.hasNext(); ) {
+            Conn c = it.next();
+            int r = c.rank;
+            if (exited[r] || regs[r] == null || conns[r] != c) {
+                it.remove();
+                continue;
+            }
+            if (earlierReplacement(r) >= 0) return;
+            it.remove();
+            c.deferred = false;
+            replacing[r] = false;
+            joinReplacement(c, regs[r]);
+        }
     }
 
     /**
@@ -478,7 +540,7 @@ public final class Controller implements AutoCloseable {
         for (Conn s : idleSpares) announceSpare(s, c);
         Frame rep = ControlMessages.replaced(r);
         for (Conn x : all) {
-            if (x != c && x.rank >= 0 && x.rank != r.rank()) x.trySend(rep);
+            if (x != c && x.joined() && x.rank != r.rank()) x.trySend(rep);
         }
         console.log("rank " + r.rank() + " rejoined as process " + r.procId() + "; told the other ranks");
     }
@@ -522,6 +584,8 @@ public final class Controller implements AutoCloseable {
         final DataInputStream in;
         final DataOutputStream out;
         volatile int rank = -1;
+        /** A replacement that registered and waits for an earlier one to join first ({@link #deferred}). */
+        volatile boolean deferred;
         /** Process id of a warm spare connection (0 otherwise). */
         volatile long spareProcId;
         /** A warm spare's SPARE_READY for the ranks (its procId and endpoints), else null. */
@@ -531,6 +595,11 @@ public final class Controller implements AutoCloseable {
             socket = s;
             in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
             out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+        }
+
+        /** Whether it registered and has its table: it gets the other ranks' REPLACED and the spares' notices. */
+        boolean joined() {
+            return rank >= 0 && !deferred;
         }
 
         void trySend(Frame f) {

@@ -264,6 +264,74 @@ class ControllerTest {
         assertEquals(20, info.procIds()[2], "the table names the replacement");
     }
 
+    /**
+     * Issue 8, session 18: two ranks replaced by new processes in consecutive recovery rounds.
+     * The later replacement registers first; it must not join before the earlier one (which
+     * would then wait in MPI_Init for its connection, made only after the next round: the job
+     * hung until an accept timeout). It gets its table once the earlier one joined, and every
+     * other rank hears of the replacements in the order they were started.
+     */
+    @Test
+    void aReplacementThatRegistersFirstJoinsAfterTheOneStartedBeforeIt() throws Exception {
+        BlockingQueue<String> seen = ranks1And2ReplacedInThatOrder();
+        ControlClient second = client(2, 22, Map.of("restarted", "true"));
+        CompletableFuture<JobInfo> secondTable = exchangeAsync(second, "ep2b");
+        awaitRegistered(2);
+        assertFalse(secondTable.isDone(), "rank 2's replacement got its table before rank 1's joined");
+        assertNull(seen.poll(), "REPLACED for a replacement that has not joined");
+
+        ControlClient first = client(1, 21, Map.of("restarted", "true"));
+        JobInfo firstInfo = exchangeAsync(first, "ep1b").get(10, TimeUnit.SECONDS);
+        assertEquals(Map.of(), firstInfo.endpoints().get(2), "rank 2 is still being replaced for the first one");
+        JobInfo secondInfo = secondTable.get(10, TimeUnit.SECONDS);
+        assertArrayEquals("ep1b".getBytes(StandardCharsets.UTF_8), secondInfo.endpoints().get(1).get("tcp"));
+        assertArrayEquals(new long[] {11, 21, 22}, secondInfo.procIds());
+        assertEquals("replaced 1 21", seen.poll(5, TimeUnit.SECONDS));
+        assertEquals("replaced 2 22", seen.poll(5, TimeUnit.SECONDS));
+    }
+
+    /** The earlier replacement dies before it registers: the later one joins at once, without it. */
+    @Test
+    void aDeferredReplacementJoinsWhenTheEarlierOneDiesBeforeRegistering() throws Exception {
+        BlockingQueue<String> seen = ranks1And2ReplacedInThatOrder();
+        CompletableFuture<JobInfo> secondTable = exchangeAsync(client(2, 22, Map.of("restarted", "true")), "ep2b");
+        awaitRegistered(2);
+        assertFalse(secondTable.isDone());
+        controller.rankExited(1, 21);
+        JobInfo info = secondTable.get(10, TimeUnit.SECONDS);
+        assertEquals(Map.of(), info.endpoints().get(1), "rank 1's replacement died before joining");
+        assertEquals("replaced 2 22", seen.poll(5, TimeUnit.SECONDS));
+    }
+
+    /** Ranks 1 then 2 die and get new processes 21 and 22; rank 0's REPLACED notices go to the queue returned. */
+    private BlockingQueue<String> ranks1And2ReplacedInThatOrder() throws Exception {
+        List<ControlClient> cs = exchangeAll();
+        BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+        cs.get(0).setListener(new ControlListener() {
+            @Override
+            public void processFailed(int rank, long procId, String how) {
+            }
+
+            @Override
+            public void abort(int exitCode, String reason) {
+            }
+
+            @Override
+            public void processReplaced(int rank, long procId, String host, Map<String, byte[]> endpoints) {
+                seen.add("replaced " + rank + " " + procId);
+            }
+        });
+        controller.replace(1, 21);
+        controller.rankExited(1, 12);
+        controller.replace(2, 22);
+        controller.rankExited(2, 13);
+        return seen;
+    }
+
+    private void awaitRegistered(int rank) throws InterruptedException {
+        while (!controller.isRegistered(rank)) Thread.sleep(5);
+    }
+
     @Test
     void wrongSecretIsRejectedAndTheConnectionClosed() throws Exception {
         byte[] wrong = secret.clone();
