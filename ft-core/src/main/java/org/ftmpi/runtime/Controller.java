@@ -131,6 +131,11 @@ public final class Controller implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** Whether every rank got the job's table: the job has started (MPI_Init's exchange is complete). */
+    public synchronized boolean exchangeComplete() {
+        return tableSent;
+    }
+
     public synchronized boolean isRegistered(int rank) {
         return regs[rank] != null;
     }

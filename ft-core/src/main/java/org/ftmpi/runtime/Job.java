@@ -594,7 +594,19 @@ final class Job implements Controller.Events {
             controller.notifyAbort(code, "rank " + rank + " " + (noticeHow != null ? noticeHow : how(status)));
             terminate(code);
         } else if (recovering) {
-            if (!checkAllLost(code) && rebuild) respawn(rank);
+            if (checkAllLost(code) || !rebuild) return;
+            if (controller.exchangeComplete()) {
+                respawn(rank);
+            } else {
+                // A replacement joins a started job (the survivors' recovery connects to it);
+                // before every rank had its table there is no job to join, and the ranks
+                // waiting in MPI_Init would wait for the lost one's replacement for ever.
+                String why = "rank " + rank + " failed before every rank had finished MPI_Init; comm-mode rebuild"
+                        + " replaces ranks of a started job only";
+                console.message(why + "; aborting the job");
+                controller.notifyAbort(code, why);
+                terminate(code);
+            }
         } else if (firstNonZero == 0) {
             firstNonZero = code;
         }

@@ -127,14 +127,19 @@ class FtmpirunSystemTest {
          * does not, kills it and its ranks and fails with what they printed.
          */
         Result await() throws InterruptedException {
-            if (!p.waitFor(50, TimeUnit.SECONDS)) {
+            return await(50);
+        }
+
+        /** {@link #await()} with another bound, for a job that runs longer by design. */
+        Result await(int seconds) throws InterruptedException {
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
                 String e;
                 synchronized (err) {
                     e = err.toString(StandardCharsets.UTF_8);
                 }
-                fail("ftmpirun did not end within 50 s; output so far:\n" + outSoFar() + e);
+                fail("ftmpirun did not end within " + seconds + " s; output so far:\n" + outSoFar() + e);
             }
             tOut.join(5_000);
             tErr.join(5_000);

@@ -298,6 +298,46 @@ class RecoverySystemTest {
         assertFalse(r.out().contains("finalized"), r.out());
     }
 
+    /**
+     * A rank lost before the job has started (here: it exits before MPI_Init, as with a wrong
+     * class path on one host) is not replaced: there is no started job for a replacement to join.
+     * Before session 18 the launcher started a replacement for each lost rank, with a table the
+     * job never had.
+     */
+    @Test
+    void aRankLostBeforeTheJobStartedIsNotReplaced() throws Exception {
+        FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto"), "crash-before-init", "1"));
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        assertFalse(r.err().contains("started a replacement"), r.err());
+        assertTrue(r.err().contains("rank 1 failed before every rank had finished MPI_Init; comm-mode rebuild"
+                + " replaces ranks of a started job only; aborting the job"), r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    /**
+     * REBUILD when the survivors compute for longer than a minute without an MPI call after the
+     * death: the replacement waits for them in MPI_Init as long as they live (a note on stderr
+     * after 60 s), and they recover at their next call. Until session 18 the replacement gave up
+     * after 60 s and aborted the whole job ("no connection from every other rank within 60000 ms").
+     * About 70 s long by design.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void theReplacementWaitsForSurvivorsThatComputeForMoreThanAMinute() throws Exception {
+        FtmpirunSystemTest.Result r = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto"), "slow", "1", "65000"), null, null).await(140);
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("ftmpi: rank 1 (a replacement) still waits for ranks [0, 2] to connect after 60 s;"
+                + " each connects when its recovery starts, at its next MPI call"), r.err());
+        for (int me : new int[] {0, 2}) {
+            has(r, "rank " + me + " survived size 3 sum 3 after failures");
+            has(r, "rank " + me + " finalized");
+        }
+        has(r, "rank 1 replacement size 3 sum 3");
+        has(r, "rank 1 finalized");
+    }
+
     @Test
     void aReplacementThatEndsBeforeMpiInitIsNotReplacedAgain() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",

@@ -33,6 +33,11 @@ import mpi.Status;
  *     {@code MPI_Abort(7)} and the others wait to be ended by it;</li>
  * <li>{@code crashing-replacement VICTIM}: as {@code rebuild}, but every replacement exits 1
  *     before {@code MPI.Init}.</li>
+ * <li>{@code slow VICTIM MS}: VICTIM dies; the survivors compute (sleep) for MS ms without an MPI
+ *     call before they find out, then go on as in {@code two} (REBUILD: the replacement waits
+ *     for them in {@code MPI.Init});</li>
+ * <li>{@code crash-before-init VICTIM}: rank VICTIM exits 1 before {@code MPI.Init}; the others
+ *     call it.</li>
  * <li>{@code spare-pool VICTIM GATE}: the ranks run allreduces until the file GATE exists (the
  *     test changes the spare pool meanwhile), then as {@code rebuild VICTIM}.</li>
  * </ul>
@@ -49,6 +54,7 @@ public final class RecoveryProbe {
             if (System.getenv().getOrDefault("FTMPI_OPTIONS", "").contains("restarted=true")) System.exit(1);
             mode = "rebuild";
         }
+        if (mode.equals("crash-before-init") && args[1].equals(System.getenv("FTMPI_RANK"))) System.exit(1);
         MPI.Init(args);
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
@@ -61,7 +67,7 @@ public final class RecoveryProbe {
         if (MPI.isRestarted()) { // comm-mode rebuild: the replacement of a victim
             say("restarted size " + world.getSize() + " state " + MPI.getCommState(world) + " failed "
                     + Arrays.toString(MPI.getFailedRanks()));
-            if (mode.equals("two") || mode.equals("step")) { // two replaced: they meet the survivors' retried allreduce
+            if (mode.equals("two") || mode.equals("step") || mode.equals("slow")) { // two replaced: they meet the survivors' retried allreduce
                 int[] sum = new int[1];
                 while (true) { // AUTO: the other victim's death may be recovered from inside this call; repeat it
                     try {
@@ -84,7 +90,7 @@ public final class RecoveryProbe {
             die();
         }
         int victim = Integer.parseInt(args[1]);
-        int victim2 = args.length > 2 ? Integer.parseInt(args[2]) : -1;
+        int victim2 = args.length > 2 && !mode.equals("slow") ? Integer.parseInt(args[2]) : -1;
         MPI.addRecoveryListener(f -> say("listener A failed " + Arrays.toString(f) + " num " + MPI.getNumFailedProcs()
                 + " state " + MPI.getCommState(MPI.COMM_WORLD)));
         MPI.addRecoveryListener(f -> say("listener B size " + MPI.COMM_WORLD.getSize()));
@@ -97,7 +103,8 @@ public final class RecoveryProbe {
         if (me == 0) world.send(new int[] {111}, 1, MPI.INT, 1, 7); // old epoch: must never be received
         ProbeLines.syncThenDie(world, me == victim || (mode.equals("two") && me == victim2));
         switch (mode) {
-            case "two", "during", "step" -> {
+            case "two", "during", "step", "slow" -> {
+                if (mode.equals("slow")) Thread.sleep(Long.parseLong(args[2])); // a long computation
                 // AUTO: every call that fails has recovered first; repeat until one succeeds
                 int[] sum = new int[1];
                 int failures = 0;

@@ -198,15 +198,29 @@ final class ShmConnector {
 
     /**
      * REBUILD, replacement's side (this process): attaches to the file the survivor {@code peer}
-     * made for it ({@link #createFor}), unlinks it and probes the survivor. Waits for the file at
-     * most 60 s; returns null when the survivor declined (it reaches this process over another
+     * made for it ({@link #createFor}), unlinks it and probes the survivor. Waits for the file as
+     * long as the survivor lives: it makes the file when its recovery starts, at its next MPI
+     * call, which a long computation can put off for any time (a note on stderr after 60 s says
+     * so). Returns null when the survivor declined (it reaches this process over another
      * transport) or when {@code gone} says its process has failed meanwhile.
      */
     ShmPair attachFor(int peer, long myProcId, IntPredicate gone) throws IOException {
         Path p = replacementFile(peer, myProcId);
         Path declined = p.resolveSibling(p.getFileName() + DECLINED_SUFFIX);
         int cap = config.ringBytes();
-        if (!awaitFile(p, fileBytes(cap), peer, () -> Files.deleteIfExists(declined) || gone.test(peer))) return null;
+        long noteAt = System.nanoTime() + TIMEOUT_NS;
+        boolean[] noted = {false};
+        Stop stop = () -> {
+            if (Files.deleteIfExists(declined) || gone.test(peer)) return true;
+            if (!noted[0] && System.nanoTime() - noteAt > 0) {
+                noted[0] = true;
+                System.err.println("ftmpi: rank " + me + " (a replacement) still waits for rank " + peer
+                        + "'s shared-memory pair file after 60 s; rank " + peer
+                        + " makes it when its recovery starts, at its next MPI call");
+            }
+            return false;
+        };
+        if (!awaitFile(p, fileBytes(cap), peer, Long.MAX_VALUE, stop)) return null;
         int mySide = me < peer ? 0 : 1;
         MappedRegion m = attach(p, fileBytes(cap), Math.min(me, peer), Math.max(me, peer));
         Files.deleteIfExists(p);
@@ -253,15 +267,16 @@ final class ShmConnector {
     }
 
     /**
-     * Waits until rank {@code maker} has created file {@code p} of {@code bytes} bytes (at most 60
-     * s); false, at once, when {@code stop} says so first.
+     * Waits until rank {@code maker} has created file {@code p} of {@code bytes} bytes (at most
+     * {@code timeoutNs}, {@code Long.MAX_VALUE} for no bound); false, at once, when {@code stop}
+     * says so first.
      */
-    private static boolean awaitFile(Path p, long bytes, int maker, Stop stop) throws IOException {
-        long deadline = System.nanoTime() + TIMEOUT_NS;
+    private static boolean awaitFile(Path p, long bytes, int maker, long timeoutNs, Stop stop) throws IOException {
+        long start = System.nanoTime();
         int naps = 0;
         while (!Files.exists(p) || Files.size(p) < bytes) {
             if (stop.now()) return false;
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - start > timeoutNs) {
                 throw new IOException("rank " + maker + " did not create " + p + " within 60 s");
             }
             nap(naps++);
@@ -271,7 +286,7 @@ final class ShmConnector {
 
     /** Waits for the lower rank's file, maps it and checks that it belongs to the pair (lo, hi). */
     private MappedRegion attach(Path p, long bytes, int lo, int hi) throws IOException {
-        awaitFile(p, bytes, lo, () -> false);
+        awaitFile(p, bytes, lo, TIMEOUT_NS, () -> false);
         MappedRegion m = MappedRegion.open(p, bytes, config.unsafeAccess());
         try {
             ControlWords w = m.words();
