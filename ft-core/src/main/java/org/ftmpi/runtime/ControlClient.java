@@ -51,6 +51,21 @@ public final class ControlClient implements RankRuntime {
      * notice: death seen, notices sent, notice read by each survivor and handed to its engine.
      */
     static final String DEATH_TRACE = "death-trace";
+    /**
+     * Job option of a REBUILD replacement (and warm spare), in ms: it sends BEAT on the control
+     * connection this often once it has its table, since it takes no part in the heartbeat ring;
+     * the controller declares it failed when nothing arrived for hb-timeout. Absent or 0: none.
+     */
+    static final String HB_CONTROL = "hb-control";
+
+    /**
+     * The period of a replacement's beats for ring period {@code periodMs} and timeout
+     * {@code timeoutMs}: TCP loses nothing, so four beats per timeout suffice (each timed
+     * wake-up costs about 0.1 ms of CPU on this project's VMs), and never more often than the ring.
+     */
+    static long controlBeatMs(long periodMs, long timeoutMs) {
+        return Math.max(periodMs, timeoutMs / 4);
+    }
 
     private final JobInfo preliminary;
     private final Socket socket;
@@ -142,7 +157,13 @@ public final class ControlClient implements RankRuntime {
                     p.hosts()[p.rank()], Map.copyOf(eps))));
         }
         try {
-            return table.get();
+            JobInfo info = table.get();
+            long beatMs = Long.parseLong(p.option(HB_CONTROL, "0"));
+            if (beatMs > 0) {
+                Thread.ofPlatform().name("ftmpi-control-beat").daemon()
+                        .start(() -> beat(out, writeLock, beatMs, () -> closed.get() || controllerGone));
+            }
+            return info;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the endpoint exchange");
@@ -202,6 +223,25 @@ public final class ControlClient implements RankRuntime {
             } catch (IOException ignored) {
                 // closing anyway
             }
+        }
+    }
+
+    /**
+     * A replacement's or warm spare's beats ({@link #HB_CONTROL}): BEAT on {@code out}, written
+     * under {@code lock}, every {@code periodMs} until {@code stop} or a failed write (the
+     * controller is gone; the reader says so).
+     */
+    static void beat(DataOutputStream out, Object lock, long periodMs, java.util.function.BooleanSupplier stop) {
+        Frame f = Frame.of(FrameType.BEAT);
+        while (!stop.getAsBoolean()) {
+            try {
+                synchronized (lock) {
+                    FrameCodec.write(out, f);
+                }
+            } catch (IOException e) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(periodMs * 1_000_000L);
         }
     }
 

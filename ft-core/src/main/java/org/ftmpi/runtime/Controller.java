@@ -54,6 +54,13 @@ public final class Controller implements AutoCloseable {
         /** Process {@code procId} (a rank or a warm spare) registered: it runs and is connected. */
         default void processJoined(long procId) {
         }
+
+        /**
+         * The warm spare {@code procId} sent no BEAT for the beats' timeout ({@link #watchBeats}):
+         * it is stopped or hung. It is out of the pool already; the job ends its process.
+         */
+        default void spareSilent(long procId, long silentMs) {
+        }
     }
 
     private final int size;
@@ -90,6 +97,8 @@ public final class Controller implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLongArray unfinalized;
     /** Process ids whose control connection has ended (any thread reads it). */
     private final java.util.Set<Long> connectionEnded = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** hb-timeout (ms) for the beats of replacements ({@link #watchBeats}); 0 when they are not watched. */
+    private volatile int beatTimeoutMs;
     private int registered;
     private boolean tableSent;
     private boolean exitedUnregistered;
@@ -129,6 +138,15 @@ public final class Controller implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /**
+     * Declares a rank failed (as a ring observer would, {@link Events#failureReported}) when its
+     * connection, once it has sent BEAT, stays silent for {@code timeoutMs}: REBUILD replacements
+     * take no part in the heartbeat ring and beat on their control connection instead.
+     */
+    public void watchBeats(long timeoutMs) {
+        beatTimeoutMs = (int) Math.min(Integer.MAX_VALUE, timeoutMs);
     }
 
     /** Whether every rank got the job's table: the job has started (MPI_Init's exchange is complete). */
@@ -352,8 +370,16 @@ public final class Controller implements AutoCloseable {
         String end = "closed by the rank";
         boolean protocolError = false;
         try {
-            Frame f;
-            while ((f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD)) != null) {
+            while (true) {
+                Frame f;
+                try {
+                    f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD);
+                } catch (java.net.SocketTimeoutException e) { // a beating replacement fell silent
+                    s.setSoTimeout(0);
+                    silent(c);
+                    continue;
+                }
+                if (f == null) break;
                 handle(c, f);
             }
         } catch (SocketException e) {
@@ -399,6 +425,14 @@ public final class Controller implements AutoCloseable {
                 events.processJoined(id);
                 if (rank >= 0) events.spareAssigned(rank, id);
             }
+            case FrameType.BEAT -> {
+                if (c.rank < 0 && c.spareProcId == 0) throw new IOException("BEAT before REGISTER or SPARE");
+                int t = beatTimeoutMs;
+                if (!c.beating && t > 0) { // watched from its first beat: a held-back replacement beats only once joined
+                    c.beating = true;
+                    c.socket.setSoTimeout(t);
+                }
+            }
             case FrameType.FINALIZE -> {
                 requireRank(c, f);
                 synchronized (this) {
@@ -425,6 +459,30 @@ public final class Controller implements AutoCloseable {
             }
             default -> throw new IOException("unexpected frame " + FrameType.name(f.type()));
         }
+    }
+
+    /**
+     * Connection {@code c} sent nothing for the beats' timeout: its rank is reported failed,
+     * unless it has finalized or is gone; a warm spare's is taken out of the pool and ended.
+     */
+    private void silent(Conn c) {
+        int rank;
+        long procId;
+        if (c.rank < 0 && c.spareProcId != 0) {
+            synchronized (this) {
+                if (closed) return;
+                if (idleSpares.remove(c)) spareGone(c);
+            }
+            events.spareSilent(c.spareProcId, beatTimeoutMs);
+            return;
+        }
+        synchronized (this) {
+            rank = c.rank;
+            if (closed || rank < 0 || conns[rank] != c || finalized[rank] || exited[rank]) return;
+            procId = procIds[rank];
+        }
+        events.failureReported(-1, rank, procId, "sent no heartbeat on its control connection for "
+                + beatTimeoutMs + " ms (a replacement: stopped or hung)");
     }
 
     private static void requireRank(Conn c, Frame f) throws IOException {
@@ -589,6 +647,8 @@ public final class Controller implements AutoCloseable {
         final DataInputStream in;
         final DataOutputStream out;
         volatile int rank = -1;
+        /** Whether it beats ({@link FrameType#BEAT}) and its silence is watched. */
+        boolean beating;
         /** A replacement that registered and waits for an earlier one to join first ({@link #deferred}). */
         volatile boolean deferred;
         /** Process id of a warm spare connection (0 otherwise). */

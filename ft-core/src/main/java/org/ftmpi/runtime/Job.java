@@ -132,6 +132,7 @@ final class Job implements Controller.Events {
     int run() throws IOException, InterruptedException {
         controller = new Controller(n, procIds, secret, InetAddress.getByName(spec.bindAddress()),
                 console, this);
+        if (hbPeriodMs(jobOptions) > 0) controller.watchBeats(hbTimeoutMs(jobOptions));
         Thread hook = new Thread(this::onShutdown, "ftmpirun-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()
@@ -215,10 +216,9 @@ final class Job implements Controller.Events {
         Map<String, String> options = jobOptions;
         if (replacement) {
             // A replacement takes no part in the heartbeat ring (the survivors' rings skip the
-            // failed rank for good); the controller still sees its exit at once.
-            options = new java.util.LinkedHashMap<>(options);
-            options.put("restarted", "true");
-            options.put("hb-period", "0");
+            // failed rank for good); the controller still sees its exit at once, and its hang
+            // by the beats on its control connection.
+            options = replacementOptions(options);
         }
         env.put(RuntimeEnv.OPTIONS, RuntimeEnv.encodeOptions(options));
         Process p;
@@ -250,6 +250,28 @@ final class Job implements Controller.Events {
     }
 
     /**
+     * The job options of a replacement or warm spare: {@code restarted}, no heartbeat ring, and,
+     * when the job runs the ring, beats on the control connection ({@code hb-control}, ms) that
+     * the controller watches ({@link Controller#watchBeats}).
+     */
+    private static Map<String, String> replacementOptions(Map<String, String> job) {
+        Map<String, String> o = new java.util.LinkedHashMap<>(job);
+        o.put("restarted", "true");
+        long period = hbPeriodMs(job);
+        if (period > 0) o.put(ControlClient.HB_CONTROL, Long.toString(ControlClient.controlBeatMs(period, hbTimeoutMs(job))));
+        o.put("hb-period", "0");
+        return o;
+    }
+
+    private static long hbPeriodMs(Map<String, String> job) {
+        return Long.parseLong(job.getOrDefault("hb-period", Long.toString(org.ftmpi.ft.detect.HeartbeatDetector.DEFAULT_PERIOD_MS)));
+    }
+
+    private static long hbTimeoutMs(Map<String, String> job) {
+        return Long.parseLong(job.getOrDefault("hb-timeout", Long.toString(org.ftmpi.ft.detect.HeartbeatDetector.DEFAULT_TIMEOUT_MS)));
+    }
+
+    /**
      * Starts a warm spare (ftmpirun -sp): a rank JVM without a rank (FTMPI_SPARE=1) that loads
      * its classes, connects to the controller and waits to take over a failed rank.
      */
@@ -266,9 +288,7 @@ final class Job implements Controller.Events {
         synchronized (this) {
             id = nextProcId++;
         }
-        Map<String, String> options = new java.util.LinkedHashMap<>(jobOptions);
-        options.put("restarted", "true");
-        options.put("hb-period", "0");
+        Map<String, String> options = replacementOptions(jobOptions);
         env.put(RuntimeEnv.SPARE, "1");
         putDeathWatch(env, id);
         env.put(RuntimeEnv.SIZE, Integer.toString(n));
@@ -416,6 +436,18 @@ final class Job implements Controller.Events {
             if (interrupted) Thread.currentThread().interrupt();
             then.accept(p);
         });
+    }
+
+    @Override
+    public void spareSilent(long procId, long silentMs) {
+        Process p;
+        synchronized (this) {
+            p = spares.get(procId);
+            if (p == null || ending) return; // taken over meanwhile (its rank's beats watch it now), or the end
+        }
+        console.message("warm spare (pid " + p.pid() + ", process id " + procId + ") sent no heartbeat for " + silentMs
+                + " ms (stopped or hung); killed it (SIGKILL)");
+        fence(p); // its exit takes it out of the job (spareExited)
     }
 
     /** A spare process ended: unused (the job ended, or it died waiting), or as a rank it took over. */

@@ -81,6 +81,11 @@ final class Spare {
             Auth.client(in, out, secret);
             DeathWatch.awaitHeld(); // the controller starts watching at SPARE
             FrameCodec.write(out, ControlMessages.spare(FrameType.SPARE, procId, myHost, endpoints));
+            long beatMs = Long.parseLong(RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS))
+                    .getOrDefault(ControlClient.HB_CONTROL, "0"));
+            if (beatMs > 0) { // the controller takes a silent spare for hung (ControlClient.HB_CONTROL)
+                Thread.ofPlatform().name("ftmpi-spare-beat").daemon().start(() -> ControlClient.beat(out, out, beatMs, s::isClosed));
+            }
             Frame f;
             while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {
                 if (f.type() == FrameType.ASSIGN) {

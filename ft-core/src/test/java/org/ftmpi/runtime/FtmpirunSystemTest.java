@@ -130,11 +130,16 @@ class FtmpirunSystemTest {
             return await(50);
         }
 
+        /** Kills the launcher and every process below it (ranks, spares): nothing outlives a failed test. */
+        void kill() {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+
         /** {@link #await()} with another bound, for a job that runs longer by design. */
         Result await(int seconds) throws InterruptedException {
             if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
+                kill();
                 String e;
                 synchronized (err) {
                     e = err.toString(StandardCharsets.UTF_8);

@@ -216,7 +216,7 @@ class RecoverySystemTest {
                     "pre-made connections taken from the warm spare's listener: 3", "welcomed, generation 1");
             assertFalse(r.err().contains("rejected"), r.err());
         } finally {
-            run.p.destroyForcibly();
+            run.kill();
             java.nio.file.Files.deleteIfExists(gate);
             java.nio.file.Files.deleteIfExists(gate.getParent());
         }
@@ -296,6 +296,88 @@ class RecoverySystemTest {
         assertTrue(r.err().contains("no resources to replace rank 1 (max-respawns 0 reached); the job cannot"
                 + " recover (comm-mode rebuild); aborting the job"), r.err());
         assertFalse(r.out().contains("finalized"), r.out());
+    }
+
+    /**
+     * A replacement takes no part in the heartbeat ring; it beats on its control connection
+     * instead (every max(hb-period, hb-timeout/4)), and the controller declares it failed when
+     * nothing came for hb-timeout. Here the replacement of rank 1 is SIGSTOPped while every rank
+     * allreduces: it is declared failed, killed and replaced again, and the job ends as any
+     * REBUILD. Before session 18 a stopped replacement was never detected: the survivors waited
+     * in the allreduce for ever.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aStoppedReplacementIsDeclaredFailedAndReplacedAgain() throws Exception {
+        java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-hang").resolve("gate");
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto", "--hb-timeout", "1000"), "hang-replacement", "1", gate.toString()), null, null);
+        java.util.regex.Pattern restarted = java.util.regex.Pattern.compile("rank 1 restarted pid (\\d+)");
+        long first = 0;
+        try {
+            org.ftmpi.testutil.Await.until("rank 1's replacement runs", java.time.Duration.ofSeconds(60),
+                    () -> restarted.matcher(run.outSoFar()).find());
+            java.util.regex.Matcher m = restarted.matcher(run.outSoFar());
+            assertTrue(m.find());
+            first = Long.parseLong(m.group(1));
+            DetectionSystemTest.signal("STOP", first);
+            org.ftmpi.testutil.Await.until("a second replacement of rank 1", java.time.Duration.ofSeconds(60),
+                    () -> restarted.matcher(run.outSoFar()).results().count() >= 2);
+            java.nio.file.Files.createFile(gate);
+            FtmpirunSystemTest.Result r = run.await();
+            assertEquals(0, r.code(), r.out() + r.err());
+            assertTrue(r.err().contains("rank 1 (pid " + first + ") sent no heartbeat on its control connection for"
+                    + " 1000 ms (a replacement: stopped or hung); killed it (SIGKILL), the survivors recover"), r.err());
+            for (int me = 0; me < 3; me++) {
+                has(r, "rank " + me + " sum 3");
+                has(r, "rank " + me + " finalized");
+            }
+            FtmpirunSystemTest.assertAllDead(List.of(first));
+        } finally {
+            run.kill();
+            if (first > 0) ProcessHandle.of(first).ifPresent(ProcessHandle::destroyForcibly);
+            java.nio.file.Files.deleteIfExists(gate);
+            java.nio.file.Files.deleteIfExists(gate.getParent());
+        }
+    }
+
+    /**
+     * A warm spare beats on its connection to the controller while it waits; a stopped one is
+     * taken out of the pool and killed, and the next failed rank gets a new process instead.
+     * Before session 18 the stopped spare stayed in the pool: the failed rank was handed to it
+     * and the survivors waited for its registration for ever.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aStoppedWarmSpareIsTakenOutOfThePool() throws Exception {
+        java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-spare-hang").resolve("gate");
+        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "-sp", "1", "-v",
+                "--hb-timeout", "1000", "--comm-mode", "rebuild", "--recovery-mode", "auto"),
+                "spare-pool", "2", gate.toString()), null, null);
+        long spare = 0;
+        try {
+            org.ftmpi.testutil.Await.until("the warm spare is ready", java.time.Duration.ofSeconds(60),
+                    () -> DetectionSystemTest.errSoFar(run).contains("warm spare (process id 5) is ready"));
+            java.util.regex.Matcher m = SPARE_PID.matcher(DetectionSystemTest.errSoFar(run));
+            assertTrue(m.find());
+            spare = Long.parseLong(m.group(2));
+            DetectionSystemTest.signal("STOP", spare);
+            String silent = "warm spare (pid " + spare + ", process id 5) sent no heartbeat for 1000 ms (stopped or hung);"
+                    + " killed it (SIGKILL)";
+            org.ftmpi.testutil.Await.until("the stopped spare is declared", java.time.Duration.ofSeconds(30),
+                    () -> DetectionSystemTest.errSoFar(run).contains(silent));
+            java.nio.file.Files.createFile(gate);
+            FtmpirunSystemTest.Result r = run.await();
+            assertTrue(r.err().contains("started a replacement for rank 2"), r.err());
+            assertFalse(r.err().contains("taken over by a warm spare"), r.err());
+            rebuilt(r);
+            FtmpirunSystemTest.assertAllDead(List.of(spare));
+        } finally {
+            run.kill();
+            if (spare > 0) ProcessHandle.of(spare).ifPresent(ProcessHandle::destroyForcibly);
+            java.nio.file.Files.deleteIfExists(gate);
+            java.nio.file.Files.deleteIfExists(gate.getParent());
+        }
     }
 
     /**

@@ -46,6 +46,11 @@ public final class FrameType {
     public static final int SPARE_READY = 21;
     /** Controller to rank: the warm spare (procId) died or ended; connections made to it ahead are closed. */
     public static final int SPARE_GONE = 22;
+    /**
+     * Replacement to controller, no payload: it is alive. A REBUILD replacement takes no part in
+     * the heartbeat ring; the controller declares it failed when nothing came for hb-timeout.
+     */
+    public static final int BEAT = 23;
 
     private FrameType() {}
 
@@ -68,6 +73,7 @@ public final class FrameType {
             case ASSIGN -> "ASSIGN";
             case SPARE_READY -> "SPARE_READY";
             case SPARE_GONE -> "SPARE_GONE";
+            case BEAT -> "BEAT";
             default -> "type " + type;
         };
     }

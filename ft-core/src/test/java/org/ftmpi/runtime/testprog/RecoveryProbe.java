@@ -36,6 +36,9 @@ import mpi.Status;
  * <li>{@code slow VICTIM MS}: VICTIM dies; the survivors compute (sleep) for MS ms without an MPI
  *     call before they find out, then go on as in {@code two} (REBUILD: the replacement waits
  *     for them in {@code MPI.Init});</li>
+ * <li>{@code hang-replacement VICTIM GATE}: VICTIM dies; every rank, replacements included
+ *     (each prints {@code rank R restarted pid P}), runs allreduces until the file GATE exists
+ *     (the test stops a replacement meanwhile), then sums the ranks;</li>
  * <li>{@code crash-before-init VICTIM}: rank VICTIM exits 1 before {@code MPI.Init}; the others
  *     call it.</li>
  * <li>{@code spare-pool VICTIM GATE}: the ranks run allreduces until the file GATE exists (the
@@ -59,6 +62,10 @@ public final class RecoveryProbe {
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         me = world.getRank();
+        if (mode.equals("hang-replacement")) {
+            untilGate(world, Integer.parseInt(args[1]), java.nio.file.Path.of(args[2]));
+            return;
+        }
         if (mode.equals("spare-pool")) {
             if (!MPI.isRestarted()) awaitGate(world, java.nio.file.Path.of(args[2]));
             mode = "rebuild";
@@ -185,6 +192,30 @@ public final class RecoveryProbe {
             secondFailure(world, victim2);
             if (mode.equals("rebuild") && me == 0) world.send(new int[] {444}, 1, MPI.INT, victim2, 8);
         }
+        MPI.Finalize();
+        say("finalized");
+    }
+
+    /**
+     * Mode {@code hang-replacement}: after {@code victim}'s death every rank allreduces until
+     * some rank has seen {@code gate}, recovering (AUTO) from every failure on the way.
+     */
+    private static void untilGate(Intracomm world, int victim, java.nio.file.Path gate) throws Exception {
+        if (MPI.isRestarted()) say("restarted pid " + ProcessHandle.current().pid());
+        else ProbeLines.syncThenDie(world, me == victim);
+        int[] seen = new int[1];
+        while (true) {
+            try {
+                world.allReduce(new int[] {java.nio.file.Files.exists(gate) ? 1 : 0}, seen, 1, MPI.INT, MPI.MAX);
+                if (seen[0] == 1) break;
+                Thread.sleep(5);
+            } catch (ProcFailedException e) {
+                // recovered (AUTO): the failed rank has its replacement now
+            }
+        }
+        int[] sum = new int[1];
+        world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+        say("sum " + sum[0]);
         MPI.Finalize();
         say("finalized");
     }
