@@ -41,7 +41,7 @@ import org.ftmpi.runtime.wire.FrameType;
  * connection and runs the {@link ControlListener} callbacks for the controller's notices;
  * failures declared by the detector are delivered on the daemon thread {@code ftmpi-notify}
  * (so the detector never waits for the engine); callers' threads write frames under
- * {@link #writeLock}.
+ * the stream's monitor ({@link #out}: a warm spare's beat thread writes on the same stream).
  */
 public final class ControlClient implements RankRuntime {
     private static final int CONNECT_TIMEOUT_MS = 30_000;
@@ -71,7 +71,6 @@ public final class ControlClient implements RankRuntime {
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
-    private final Object writeLock = new Object();
     private final CompletableFuture<JobInfo> table = new CompletableFuture<>();
     private final CompletableFuture<Void> finalizeDone = new CompletableFuture<>();
     private final AtomicBoolean exchangeCalled = new AtomicBoolean();
@@ -159,9 +158,9 @@ public final class ControlClient implements RankRuntime {
         try {
             JobInfo info = table.get();
             long beatMs = Long.parseLong(p.option(HB_CONTROL, "0"));
-            if (beatMs > 0) {
+            if (beatMs > 0 && !registered) { // a warm spare beats on this connection since its assignment (Spare)
                 Thread.ofPlatform().name("ftmpi-control-beat").daemon()
-                        .start(() -> beat(out, writeLock, beatMs, () -> closed.get() || controllerGone));
+                        .start(() -> beat(out, beatMs, () -> closed.get() || controllerGone));
             }
             return info;
         } catch (InterruptedException e) {
@@ -228,14 +227,14 @@ public final class ControlClient implements RankRuntime {
 
     /**
      * A replacement's or warm spare's beats ({@link #HB_CONTROL}): BEAT on {@code out}, written
-     * under {@code lock}, every {@code periodMs} until {@code stop} or a failed write (the
+     * under its monitor, every {@code periodMs} until {@code stop} or a failed write (the
      * controller is gone; the reader says so).
      */
-    static void beat(DataOutputStream out, Object lock, long periodMs, java.util.function.BooleanSupplier stop) {
+    static void beat(DataOutputStream out, long periodMs, java.util.function.BooleanSupplier stop) {
         Frame f = Frame.of(FrameType.BEAT);
         while (!stop.getAsBoolean()) {
             try {
-                synchronized (lock) {
+                synchronized (out) {
                     FrameCodec.write(out, f);
                 }
             } catch (IOException e) {
@@ -249,7 +248,7 @@ public final class ControlClient implements RankRuntime {
         if (controllerGone) {
             throw new IOException("the job controller is gone");
         }
-        synchronized (writeLock) {
+        synchronized (out) {
             FrameCodec.write(out, f);
         }
     }

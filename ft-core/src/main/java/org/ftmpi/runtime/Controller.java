@@ -141,12 +141,49 @@ public final class Controller implements AutoCloseable {
     }
 
     /**
-     * Declares a rank failed (as a ring observer would, {@link Events#failureReported}) when its
-     * connection, once it has sent BEAT, stays silent for {@code timeoutMs}: REBUILD replacements
-     * take no part in the heartbeat ring and beat on their control connection instead.
+     * Watches the connections of REBUILD replacements (from their table on) and warm spares (from
+     * their SPARE on), which take no part in the heartbeat ring and beat on their connection
+     * instead (BEAT, every {@code ControlClient.controlBeatMs}): one that stays silent for {@code
+     * timeoutMs} is declared failed, as a ring observer's report would be ({@link
+     * Events#failureReported}), or, a waiting spare, taken out of the pool ({@link Events#spareSilent}).
+     * A thread {@code ftmpirun-beats} checks four times per timeout; a check that comes late
+     * (this process itself was descheduled) restarts every watch instead of counting the gap.
      */
     public void watchBeats(long timeoutMs) {
         beatTimeoutMs = (int) Math.min(Integer.MAX_VALUE, timeoutMs);
+        Thread.ofPlatform().name("ftmpirun-beats").daemon().start(this::beatWatch);
+    }
+
+    private void beatWatch() {
+        long timeoutNs = beatTimeoutMs * 1_000_000L;
+        long tickNs = timeoutNs / 4;
+        long last = System.nanoTime();
+        while (true) {
+            java.util.concurrent.locks.LockSupport.parkNanos(tickNs);
+            long now = System.nanoTime();
+            boolean late = now - last > 2 * tickNs;
+            last = now;
+            synchronized (this) {
+                if (closed) return;
+            }
+            for (Conn c : all) {
+                if (c.watchedSinceNs == 0 || c.silentReported) continue;
+                if (late) {
+                    c.heardNs = now;
+                } else if (now - c.heardNs > timeoutNs) {
+                    c.silentReported = true;
+                    silent(c);
+                }
+            }
+        }
+    }
+
+    /** Starts watching {@code c}'s beats, if beats are watched at all. */
+    private void watch(Conn c) {
+        if (beatTimeoutMs <= 0) return;
+        long now = System.nanoTime();
+        c.heardNs = now;
+        c.watchedSinceNs = now;
     }
 
     /** Whether every rank got the job's table: the job has started (MPI_Init's exchange is complete). */
@@ -239,6 +276,7 @@ public final class Controller implements AutoCloseable {
     }
 
     private void assign(int rank, Conn spare) {
+        spare.assigned = rank;
         replace(rank, spare.spareProcId);
         spare.trySend(new org.ftmpi.runtime.wire.PayloadWriter().putInt(rank).toFrame(FrameType.ASSIGN));
     }
@@ -372,14 +410,9 @@ public final class Controller implements AutoCloseable {
         try {
             while (true) {
                 Frame f;
-                try {
-                    f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD);
-                } catch (java.net.SocketTimeoutException e) { // a beating replacement fell silent
-                    s.setSoTimeout(0);
-                    silent(c);
-                    continue;
-                }
+                f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD);
                 if (f == null) break;
+                c.heardNs = System.nanoTime();
                 handle(c, f);
             }
         } catch (SocketException e) {
@@ -412,6 +445,7 @@ public final class Controller implements AutoCloseable {
                 int rank = -1;
                 synchronized (this) {
                     c.spareProcId = id;
+                    watch(c); // it beats from now on
                     c.spareFrame = ControlMessages.spare(FrameType.SPARE_READY, id, s.host(), s.endpoints());
                     if (!closed && !waitingForSpare.isEmpty()) {
                         rank = waitingForSpare.poll();
@@ -427,11 +461,6 @@ public final class Controller implements AutoCloseable {
             }
             case FrameType.BEAT -> {
                 if (c.rank < 0 && c.spareProcId == 0) throw new IOException("BEAT before REGISTER or SPARE");
-                int t = beatTimeoutMs;
-                if (!c.beating && t > 0) { // watched from its first beat: a held-back replacement beats only once joined
-                    c.beating = true;
-                    c.socket.setSoTimeout(t);
-                }
             }
             case FrameType.FINALIZE -> {
                 requireRank(c, f);
@@ -469,11 +498,21 @@ public final class Controller implements AutoCloseable {
         int rank;
         long procId;
         if (c.rank < 0 && c.spareProcId != 0) {
+            int r = c.assigned;
+            boolean takingOver;
             synchronized (this) {
                 if (closed) return;
-                if (idleSpares.remove(c)) spareGone(c);
+                // handed a rank just before it stopped: a live spare ends this connection at once
+                boolean idle = idleSpares.remove(c);
+                if (idle) spareGone(c);
+                takingOver = !idle && r >= 0 && procIds[r] == c.spareProcId && !finalized[r] && !exited[r];
             }
-            events.spareSilent(c.spareProcId, beatTimeoutMs);
+            if (takingOver) {
+                events.failureReported(-1, r, c.spareProcId, "sent no heartbeat for " + beatTimeoutMs
+                        + " ms (a warm spare taking over the rank: stopped or hung)");
+            } else {
+                events.spareSilent(c.spareProcId, beatTimeoutMs);
+            }
             return;
         }
         synchronized (this) {
@@ -599,6 +638,7 @@ public final class Controller implements AutoCloseable {
             rows.add(live ? new ControlMessages.Entry(g.procId(), g.host(), g.endpoints())
                     : new ControlMessages.Entry(procIds[i], "", java.util.Map.of()));
         }
+        watch(c); // it beats once it has the table
         c.trySend(ControlMessages.table(rows));
         for (Conn s : idleSpares) announceSpare(s, c);
         Frame rep = ControlMessages.replaced(r);
@@ -647,8 +687,14 @@ public final class Controller implements AutoCloseable {
         final DataInputStream in;
         final DataOutputStream out;
         volatile int rank = -1;
-        /** Whether it beats ({@link FrameType#BEAT}) and its silence is watched. */
-        boolean beating;
+        /** The rank a warm spare was handed (ASSIGN), else -1. */
+        volatile int assigned = -1;
+        /** When its beats began to be watched ({@link #watch}), 0 if they are not. */
+        volatile long watchedSinceNs;
+        /** When it last sent a frame (watched connections). */
+        volatile long heardNs;
+        /** Its silence was reported (once). */
+        volatile boolean silentReported;
         /** A replacement that registered and waits for an earlier one to join first ({@link #deferred}). */
         volatile boolean deferred;
         /** Process id of a warm spare connection (0 otherwise). */

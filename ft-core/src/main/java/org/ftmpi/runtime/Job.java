@@ -812,6 +812,9 @@ final class Job implements Controller.Events {
                 + (recovering ? "recover (" + modes() + ")" : "continue (recovery-mode ignore)");
         afterFailure.later(new Message(console, p, line));
         if (recovering) {
+            // declared hung, not ended by itself: no sign that another replacement would fail
+            // before MPI_Init the same way (a warm spare stopped as it was handed the rank)
+            replaced[rank] = false;
             if (!checkAllLost(FENCED_STATUS) && rebuild) respawn(rank);
         } else if (firstNonZero == 0) {
             firstNonZero = FENCED_STATUS;

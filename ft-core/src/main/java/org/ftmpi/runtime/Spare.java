@@ -84,14 +84,14 @@ final class Spare {
             long beatMs = Long.parseLong(RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS))
                     .getOrDefault(ControlClient.HB_CONTROL, "0"));
             if (beatMs > 0) { // the controller takes a silent spare for hung (ControlClient.HB_CONTROL)
-                Thread.ofPlatform().name("ftmpi-spare-beat").daemon().start(() -> ControlClient.beat(out, out, beatMs, s::isClosed));
+                Thread.ofPlatform().name("ftmpi-spare-beat").daemon().start(() -> ControlClient.beat(out, beatMs, s::isClosed));
             }
             Frame f;
             while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {
                 if (f.type() == FrameType.ASSIGN) {
                     int rank = f.reader().getInt();
                     org.ftmpi.p2p.FtTrace.spareAssigned(rank);
-                    register(rank, procId, myHost, endpoints);
+                    register(rank, procId, myHost, endpoints, beatMs);
                     return rank;
                 }
             }
@@ -129,11 +129,17 @@ final class Spare {
      * does not register again. The takeover is a state change: nothing after the failure waits
      * for the replacement's start-up.
      */
-    private static void register(int rank, long procId, String host, Map<String, byte[]> endpoints)
+    private static void register(int rank, long procId, String host, Map<String, byte[]> endpoints, long beatMs)
             throws IOException {
         ControlClient.Connection c = rankConnection;
         FrameCodec.write(c.out(), ControlMessages.register(new ControlMessages.Register(rank, procId, host, endpoints)));
         org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.REGISTERED, rank);
+        // The controller watches the rank's beats from its table, sent now; the user's main may
+        // run long before its MPI_Init reads it, so the beats start here, on the rank's connection.
+        if (beatMs > 0) {
+            Thread.ofPlatform().name("ftmpi-control-beat").daemon()
+                    .start(() -> ControlClient.beat(c.out(), beatMs, c.socket()::isClosed));
+        }
     }
 
     /** Loads the rank classes, then runs {@link WarmUp#run} in full before the spare reports ready. */

@@ -343,16 +343,22 @@ class RecoverySystemTest {
 
     /**
      * A warm spare beats on its connection to the controller while it waits; a stopped one is
-     * taken out of the pool and killed, and the next failed rank gets a new process instead.
-     * Before session 18 the stopped spare stayed in the pool: the failed rank was handed to it
-     * and the survivors waited for its registration for ever.
+     * taken out of the pool and killed, and the next failed rank gets a new process instead
+     * ({@code idle}). Stopped right before it is handed a rank ({@code assigned}: the rank dies
+     * at once, well inside hb-timeout), it is declared failed as that rank's process, killed,
+     * and a new process replaces the rank. Before session 18 the stopped spare stayed in the
+     * pool: the failed rank was handed to it and the survivors waited for its registration for
+     * ever.
      */
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"idle", "assigned"})
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void aStoppedWarmSpareIsTakenOutOfThePool() throws Exception {
+    void aStoppedWarmSpareIsTakenOutOfThePool(String when) throws Exception {
+        boolean idle = when.equals("idle");
         java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-spare-hang").resolve("gate");
+        String timeout = idle ? "1000" : "3000";
         FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "-sp", "1", "-v",
-                "--hb-timeout", "1000", "--comm-mode", "rebuild", "--recovery-mode", "auto"),
+                "--hb-timeout", timeout, "--comm-mode", "rebuild", "--recovery-mode", "auto"),
                 "spare-pool", "2", gate.toString()), null, null);
         long spare = 0;
         try {
@@ -362,14 +368,19 @@ class RecoverySystemTest {
             assertTrue(m.find());
             spare = Long.parseLong(m.group(2));
             DetectionSystemTest.signal("STOP", spare);
-            String silent = "warm spare (pid " + spare + ", process id 5) sent no heartbeat for 1000 ms (stopped or hung);"
-                    + " killed it (SIGKILL)";
-            org.ftmpi.testutil.Await.until("the stopped spare is declared", java.time.Duration.ofSeconds(30),
-                    () -> DetectionSystemTest.errSoFar(run).contains(silent));
+            String silent = idle
+                    ? "warm spare (pid " + spare + ", process id 5) sent no heartbeat for 1000 ms (stopped or hung);"
+                            + " killed it (SIGKILL)"
+                    : "rank 2 (pid " + spare + ") sent no heartbeat for 3000 ms (a warm spare taking over the rank:"
+                            + " stopped or hung); killed it (SIGKILL), the survivors recover";
+            if (idle) {
+                org.ftmpi.testutil.Await.until("the stopped spare is declared", java.time.Duration.ofSeconds(30),
+                        () -> DetectionSystemTest.errSoFar(run).contains(silent));
+            }
             java.nio.file.Files.createFile(gate);
             FtmpirunSystemTest.Result r = run.await();
+            assertTrue(r.err().contains(silent), r.err());
             assertTrue(r.err().contains("started a replacement for rank 2"), r.err());
-            assertFalse(r.err().contains("taken over by a warm spare"), r.err());
             rebuilt(r);
             FtmpirunSystemTest.assertAllDead(List.of(spare));
         } finally {
