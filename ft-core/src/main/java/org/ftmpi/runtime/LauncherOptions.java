@@ -79,7 +79,8 @@ public final class LauncherOptions {
               -x VAR, -x VAR=VALUE  export VAR (from this environment, or with VALUE) to ranks
               --timeout SECONDS     abort the job after SECONDS; exit status 124
               --hb-period MS        heartbeat period of the failure detector ring
-                                    (default 50; 0 turns the ring off)
+                                    (default 50; 0 turns the ring off, and the beats of
+                                    REBUILD replacements and warm spares to ftmpirun)
               --hb-timeout MS       declare a rank failed after MS without its heartbeat
                                     (default 2000; at least 2 x the period)
               --inject rank=R,after=MS,how=kill|stop
