@@ -97,7 +97,7 @@ public final class Controller implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLongArray unfinalized;
     /** Process ids whose control connection has ended (any thread reads it). */
     private final java.util.Set<Long> connectionEnded = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** hb-timeout (ms) for the beats of replacements ({@link #watchBeats}); 0 when they are not watched. */
+    /** hb-timeout (ms) for the beats of replacements and warm spares ({@link #watchBeats}); 0 when they are not watched. */
     private volatile int beatTimeoutMs;
     private int registered;
     private boolean tableSent;
@@ -408,11 +408,9 @@ public final class Controller implements AutoCloseable {
         String end = "closed by the rank";
         boolean protocolError = false;
         try {
-            while (true) {
-                Frame f;
-                f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD);
-                if (f == null) break;
-                c.heardNs = System.nanoTime();
+            Frame f;
+            while ((f = FrameCodec.read(c.in, FrameCodec.MAX_PAYLOAD)) != null) {
+                c.heardNs = System.nanoTime(); // the beats' watch (watchBeats) counts any frame
                 handle(c, f);
             }
         } catch (SocketException e) {
@@ -502,9 +500,9 @@ public final class Controller implements AutoCloseable {
             boolean takingOver;
             synchronized (this) {
                 if (closed) return;
-                // handed a rank just before it stopped: a live spare ends this connection at once
                 boolean idle = idleSpares.remove(c);
                 if (idle) spareGone(c);
+                // handed a rank just before it stopped (a live spare ends this connection at once)
                 takingOver = !idle && r >= 0 && procIds[r] == c.spareProcId && !finalized[r] && !exited[r];
             }
             if (takingOver) {
