@@ -256,6 +256,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
     private volatile boolean constructed;
 
+    /** Process ids whose failure notice arrived (any thread; see {@link #processGone}). */
+    private final java.util.Set<Long> goneProcs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    @Override
+    public boolean processGone(long procId) {
+        return goneProcs.contains(procId);
+    }
+
     @Override
     public boolean peerGone(int peer) {
         synchronized (early) {
@@ -1307,6 +1315,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     @Override
     public void processFailed(int worldRank, long procId, String how) {
         trace.record(FtTrace.HEARD, worldRank, 0);
+        goneProcs.add(procId); // before the lock: a transport connecting under it checks it
         lock.lock();
         try {
             // A late notice about a process that a replacement has taken over since (REBUILD).

@@ -59,4 +59,13 @@ public interface FrameSink {
     default boolean peerGone(int peer) {
         return false;
     }
+
+    /**
+     * Whether process {@code procId} is known to have failed, as soon as the notice arrived
+     * (without any lock the caller may hold): a survivor connecting to a replacement (FT-MPI
+     * REBUILD) stops waiting for one that was declared failed meanwhile. By default never.
+     */
+    default boolean processGone(long procId) {
+        return false;
+    }
 }

@@ -98,6 +98,18 @@ public abstract class TransportConformanceTest {
         public synchronized List<String> lost(int peer) {
             return new ArrayList<>(lost.getOrDefault(peer, List.of()));
         }
+
+        private final java.util.Set<Long> gone = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        /** The failure notice of process {@code procId} arrived ({@link FrameSink#processGone}). */
+        public void markGone(long procId) {
+            gone.add(procId);
+        }
+
+        @Override
+        public boolean processGone(long procId) {
+            return gone.contains(procId);
+        }
     }
 
     /** One rank: its transport and its sink. */

@@ -119,7 +119,7 @@ final class TcpTransport implements Transport {
             Map<String, byte[]> ep = job.endpoints().get(peer);
             byte[] addr = ep == null ? null : ep.get("tcp");
             if (addr == null) continue;
-            dial(peer, addr, job, false);
+            dial(peer, addr, job, false, ch -> { });
         }
         int expected = 0;
         for (int peer = me + 1; peer < job.size(); peer++) {
@@ -302,6 +302,7 @@ final class TcpTransport implements Transport {
         byte[] addr = endpoints.get("tcp");
         if (addr == null) return false;
         SocketChannel made = takePremade(procId);
+        if (made == null && sink.processGone(procId)) throw gone(procId);
         Conn old = conns[worldRank];
         if (old != null) {
             old.dead = true;
@@ -325,20 +326,59 @@ final class TcpTransport implements Transport {
             }
             closeQuietly(made); // the replacement closed it (it died): connecting now reports why
         }
-        dial(worldRank, addr, pre, true);
+        // The replacement can stop (or die) before it has answered the handshake: a guard closes
+        // the connection being made as soon as its failure notice arrives, instead of waiting
+        // for the handshake's timeout under the engine's lock.
+        java.util.concurrent.atomic.AtomicReference<SocketChannel> inFlight = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread guard = Thread.ofVirtual().start(() -> {
+            while (!done.get()) {
+                if (sink.processGone(procId)) {
+                    SocketChannel ch = inFlight.get();
+                    if (ch != null && !done.get()) closeQuietly(ch);
+                    return;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(GONE_CHECK_NS);
+            }
+        });
+        try {
+            dial(worldRank, addr, pre, true, inFlight::set);
+        } catch (IOException e) {
+            throw sink.processGone(procId) ? gone(procId) : e;
+        } finally {
+            done.set(true);
+            guard.interrupt();
+        }
         return true;
     }
 
-    /** The pre-made connection to warm spare {@code procId}, waiting for it if it is being made; null if none. */
+    /** How often a survivor waiting for a replacement checks whether it was declared failed. */
+    private static final long GONE_CHECK_NS = 20_000_000L;
+
+    private static IOException gone(long procId) {
+        return new IOException("the replacement (process id " + procId + ") failed while this process connected to it");
+    }
+
+    /**
+     * The pre-made connection to warm spare {@code procId}, waiting for it if it is being made
+     * (at most {@link #CONNECT_TIMEOUT_MS}, and not once the spare is known to have failed); null if none.
+     */
     private SocketChannel takePremade(long procId) {
         var f = premade.remove(procId);
         if (f == null) return null;
+        long deadline = System.nanoTime() + CONNECT_TIMEOUT_MS * 1_000_000L;
         try {
-            return f.get(CONNECT_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            while (!sink.processGone(procId) && System.nanoTime() - deadline < 0) {
+                try {
+                    return f.get(GONE_CHECK_NS, java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    // still being made: check the spare's state again
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            // not made (in time)
+        } catch (java.util.concurrent.ExecutionException e) {
+            // not made
         }
         f.thenAccept(TcpTransport::closeQuietly); // connect now; close it should it come late
         return null;
@@ -346,10 +386,12 @@ final class TcpTransport implements Transport {
 
     /**
      * Connects to {@code peer} at endpoint {@code addr} ("host:port"), authenticates and installs;
-     * {@code toReplacement}: the peer is a replacement, which also reads this process's id.
+     * {@code toReplacement}: the peer is a replacement, which also reads this process's id;
+     * {@code opened} gets the channel before it connects.
      */
-    private void dial(int peer, byte[] addr, JobInfo job, boolean toReplacement) throws IOException {
-        SocketChannel ch = open(addr, job);
+    private void dial(int peer, byte[] addr, JobInfo job, boolean toReplacement,
+                      java.util.function.Consumer<SocketChannel> opened) throws IOException {
+        SocketChannel ch = open(addr, job, opened);
         try {
             if (toReplacement) TcpHandshake.writeProcId(ch, job.procIds()[job.rank()]);
             installOrFail(peer, ch);
@@ -361,9 +403,16 @@ final class TcpTransport implements Transport {
 
     /** Connects to endpoint {@code addr} ("host:port") and authenticates as {@code job}'s rank. */
     private static SocketChannel open(byte[] addr, JobInfo job) throws IOException {
+        return open(addr, job, ch -> { });
+    }
+
+    /** {@link #open(byte[], JobInfo)}, handing the channel to {@code opened} before it connects (so that it can be closed meanwhile). */
+    private static SocketChannel open(byte[] addr, JobInfo job, java.util.function.Consumer<SocketChannel> opened)
+            throws IOException {
         String s = new String(addr, StandardCharsets.UTF_8);
         int colon = s.lastIndexOf(':');
         SocketChannel ch = SocketChannel.open();
+        opened.accept(ch);
         try {
             ch.socket().connect(new InetSocketAddress(s.substring(0, colon),
                     Integer.parseInt(s.substring(colon + 1))), CONNECT_TIMEOUT_MS);

@@ -156,6 +156,48 @@ class TcpTransportConformanceTest extends TransportConformanceTest {
         n.transport().connect(full);
     }
 
+    /**
+     * A replacement that stops before it has answered a survivor's handshake (a warm spare
+     * stopped while the ranks connected to it ahead, or a new process stopped right after it
+     * registered): the survivor's reconnect, under the engine's lock, returns as soon as the
+     * replacement's failure notice arrives, with an error, instead of after the handshake's 60 s
+     * timeout (session 18). {@code premade}: through the connection being made ahead; else
+     * dialled by reconnect itself.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    @org.junit.jupiter.api.Timeout(value = 40, unit = java.util.concurrent.TimeUnit.SECONDS)
+    void reconnectToAReplacementThatNeverAnswersEndsWithItsFailureNotice(boolean premade) throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(3, options());
+        Node survivor = openUnconnected(1, job).get(0);
+        JobInfo pre = survivor.pre();
+        survivor.transport().connect(new JobInfo(pre.jobId(), 0, 3, pre.procIds(), pre.hosts(), List.of(
+                Map.of("tcp", survivor.transport().localEndpoint()), Map.of(), Map.of()), pre.secret(), pre.options()));
+        try (java.nio.channels.ServerSocketChannel stopped = java.nio.channels.ServerSocketChannel.open()) {
+            stopped.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)); // the kernel accepts; nobody answers
+            InetSocketAddress at = (InetSocketAddress) stopped.getLocalAddress();
+            Map<String, byte[]> eps = Map.of("tcp",
+                    (at.getAddress().getHostAddress() + ":" + at.getPort()).getBytes(StandardCharsets.UTF_8));
+            long id = 77;
+            if (premade) assertNotNull(survivor.transport().prepareSpare(id, eps));
+            Throwable[] error = new Throwable[1];
+            Thread recovery = Thread.ofPlatform().name("recovery").start(() -> {
+                try {
+                    survivor.transport().reconnect(2, id, eps);
+                } catch (Throwable t) {
+                    error[0] = t;
+                }
+            });
+            Thread.sleep(300); // reconnect is waiting for the handshake by now, or will find the notice at once
+            survivor.sink().markGone(id);
+            recovery.join(30_000);
+            assertFalse(recovery.isAlive(), "reconnect still waits for a replacement known to have failed");
+            assertInstanceOf(IOException.class, error[0]);
+            assertTrue(error[0].getMessage().contains("process id 77"), error[0].getMessage());
+            assertFalse(survivor.transport().reaches(2), "rank 2 is not reachable");
+        }
+    }
+
 
     /**
      * A survivor's recovery can take the connection to a warm spare while it is still being
