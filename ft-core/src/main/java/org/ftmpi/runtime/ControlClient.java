@@ -380,7 +380,12 @@ public final class ControlClient implements RankRuntime {
 
     /** Job option {@code hb-period} (ms), default {@value HeartbeatDetector#DEFAULT_PERIOD_MS}. */
     static long heartbeatPeriodMs(JobInfo p) {
-        return Long.parseLong(p.option("hb-period", Long.toString(HeartbeatDetector.DEFAULT_PERIOD_MS)));
+        return heartbeatPeriodMs(p.options());
+    }
+
+    /** Job option {@code hb-period} (ms) of job options {@code o}. */
+    static long heartbeatPeriodMs(Map<String, String> o) {
+        return Long.parseLong(o.getOrDefault("hb-period", Long.toString(HeartbeatDetector.DEFAULT_PERIOD_MS)));
     }
 
     /**
@@ -393,7 +398,12 @@ public final class ControlClient implements RankRuntime {
 
     /** Job option {@code hb-timeout} (ms), default {@value HeartbeatDetector#DEFAULT_TIMEOUT_MS}. */
     static long heartbeatTimeoutMs(JobInfo p) {
-        return Long.parseLong(p.option("hb-timeout", Long.toString(HeartbeatDetector.DEFAULT_TIMEOUT_MS)));
+        return heartbeatTimeoutMs(p.options());
+    }
+
+    /** Job option {@code hb-timeout} (ms) of job options {@code o}. */
+    static long heartbeatTimeoutMs(Map<String, String> o) {
+        return Long.parseLong(o.getOrDefault("hb-timeout", Long.toString(HeartbeatDetector.DEFAULT_TIMEOUT_MS)));
     }
 
     @Override

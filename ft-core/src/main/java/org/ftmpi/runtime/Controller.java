@@ -304,7 +304,7 @@ public final class Controller implements AutoCloseable {
     private void spareGone(Conn c) {
         if (closed || !tableSent) return;
         Frame f = ControlMessages.spareGone(c.spareProcId);
-        for (Conn x : all) if (x.joined()) x.trySend(f);
+        for (Conn x : all) if (joined(x)) x.trySend(f);
     }
 
     /**
@@ -314,7 +314,7 @@ public final class Controller implements AutoCloseable {
      */
     private void announceSpare(Conn s, Conn to) {
         if (closed || !tableSent || s.spareFrame == null) return;
-        for (Conn x : to == null ? all : List.of(to)) if (x.joined()) x.trySend(s.spareFrame);
+        for (Conn x : to == null ? all : List.of(to)) if (joined(x)) x.trySend(s.spareFrame);
     }
 
     /** Ends the waiting spares at the end of the job: their connections close, they exit 0. */
@@ -557,7 +557,6 @@ public final class Controller implements AutoCloseable {
         if (tableSent && replacing[r.rank()]) {
             int earlier = earlierReplacement(r.rank());
             if (earlier >= 0) {
-                c.deferred = true;
                 deferred.add(c);
                 console.log("rank " + r.rank() + "'s replacement registered before the replacement of rank "
                         + earlier + ", started earlier; it joins after that one");
@@ -616,7 +615,6 @@ public final class Controller implements AutoCloseable {
             }
             if (earlierReplacement(r) >= 0) return;
             it.remove();
-            c.deferred = false;
             replacing[r] = false;
             joinReplacement(c, regs[r]);
         }
@@ -641,9 +639,17 @@ public final class Controller implements AutoCloseable {
         for (Conn s : idleSpares) announceSpare(s, c);
         Frame rep = ControlMessages.replaced(r);
         for (Conn x : all) {
-            if (x != c && x.joined() && x.rank != r.rank()) x.trySend(rep);
+            if (x != c && joined(x) && x.rank != r.rank()) x.trySend(rep);
         }
         console.log("rank " + r.rank() + " rejoined as process " + r.procId() + "; told the other ranks");
+    }
+
+    /**
+     * Whether connection {@code x} registered and has its table (not a {@link #deferred}
+     * replacement): it gets the other ranks' REPLACED and the spares' notices. Under the lock.
+     */
+    private boolean joined(Conn x) {
+        return x.rank >= 0 && !deferred.contains(x);
     }
 
     /** A message when the exchange can never complete, else null. */
@@ -693,8 +699,6 @@ public final class Controller implements AutoCloseable {
         volatile long heardNs;
         /** Its silence was reported (once). */
         volatile boolean silentReported;
-        /** A replacement that registered and waits for an earlier one to join first ({@link #deferred}). */
-        volatile boolean deferred;
         /** Process id of a warm spare connection (0 otherwise). */
         volatile long spareProcId;
         /** A warm spare's SPARE_READY for the ranks (its procId and endpoints), else null. */
@@ -704,11 +708,6 @@ public final class Controller implements AutoCloseable {
             socket = s;
             in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
             out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-        }
-
-        /** Whether it registered and has its table: it gets the other ranks' REPLACED and the spares' notices. */
-        boolean joined() {
-            return rank >= 0 && !deferred;
         }
 
         void trySend(Frame f) {

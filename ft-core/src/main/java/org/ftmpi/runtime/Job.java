@@ -132,7 +132,7 @@ final class Job implements Controller.Events {
     int run() throws IOException, InterruptedException {
         controller = new Controller(n, procIds, secret, InetAddress.getByName(spec.bindAddress()),
                 console, this);
-        if (hbPeriodMs(jobOptions) > 0) controller.watchBeats(hbTimeoutMs(jobOptions));
+        if (ControlClient.heartbeatPeriodMs(jobOptions) > 0) controller.watchBeats(ControlClient.heartbeatTimeoutMs(jobOptions));
         Thread hook = new Thread(this::onShutdown, "ftmpirun-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()
@@ -257,18 +257,13 @@ final class Job implements Controller.Events {
     private static Map<String, String> replacementOptions(Map<String, String> job) {
         Map<String, String> o = new java.util.LinkedHashMap<>(job);
         o.put("restarted", "true");
-        long period = hbPeriodMs(job);
-        if (period > 0) o.put(ControlClient.HB_CONTROL, Long.toString(ControlClient.controlBeatMs(period, hbTimeoutMs(job))));
+        long period = ControlClient.heartbeatPeriodMs(job);
+        if (period > 0) {
+            o.put(ControlClient.HB_CONTROL,
+                    Long.toString(ControlClient.controlBeatMs(period, ControlClient.heartbeatTimeoutMs(job))));
+        }
         o.put("hb-period", "0");
         return o;
-    }
-
-    private static long hbPeriodMs(Map<String, String> job) {
-        return Long.parseLong(job.getOrDefault("hb-period", Long.toString(org.ftmpi.ft.detect.HeartbeatDetector.DEFAULT_PERIOD_MS)));
-    }
-
-    private static long hbTimeoutMs(Map<String, String> job) {
-        return Long.parseLong(job.getOrDefault("hb-timeout", Long.toString(org.ftmpi.ft.detect.HeartbeatDetector.DEFAULT_TIMEOUT_MS)));
     }
 
     /**

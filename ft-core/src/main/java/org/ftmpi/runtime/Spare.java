@@ -60,11 +60,13 @@ final class Spare {
         String myHost = RankRuntimes.hostOf(env);
         int port = Integer.parseInt(ctl.substring(colon + 1));
         Map<String, byte[]> endpoints;
+        long beatMs;
         try {
             rankConnection = ControlClient.connect(secret, host, port);
             long jobId = Long.parseUnsignedLong(env.get(RuntimeEnv.JOB_ID), 16);
             int size = Integer.parseInt(env.get(RuntimeEnv.SIZE));
             Map<String, String> options = RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS));
+            beatMs = Long.parseLong(options.getOrDefault(ControlClient.HB_CONTROL, "0"));
             endpoints = new java.util.LinkedHashMap<>(Map.of("tcp",
                     TcpSparePort.open(jobId, size, secret, options.getOrDefault("tcp-bind", "127.0.0.1"))));
             endpoints.putAll(aheadEndpoints(new JobInfo(jobId, -1, size, new long[0], new String[0],
@@ -81,8 +83,6 @@ final class Spare {
             Auth.client(in, out, secret);
             DeathWatch.awaitHeld(); // the controller starts watching at SPARE
             FrameCodec.write(out, ControlMessages.spare(FrameType.SPARE, procId, myHost, endpoints));
-            long beatMs = Long.parseLong(RuntimeEnv.decodeOptions(env.get(RuntimeEnv.OPTIONS))
-                    .getOrDefault(ControlClient.HB_CONTROL, "0"));
             if (beatMs > 0) { // the controller takes a silent spare for hung (ControlClient.HB_CONTROL)
                 Thread.ofPlatform().name("ftmpi-spare-beat").daemon().start(() -> ControlClient.beat(out, beatMs, s::isClosed));
             }

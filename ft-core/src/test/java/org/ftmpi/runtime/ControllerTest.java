@@ -328,8 +328,9 @@ class ControllerTest {
         return seen;
     }
 
-    private void awaitRegistered(int rank) throws InterruptedException {
-        while (!controller.isRegistered(rank)) Thread.sleep(5);
+    private void awaitRegistered(int rank) {
+        org.ftmpi.testutil.Await.until("rank " + rank + " registered", java.time.Duration.ofSeconds(10),
+                () -> controller.isRegistered(rank));
     }
 
     @Test

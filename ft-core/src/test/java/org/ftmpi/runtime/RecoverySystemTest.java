@@ -177,11 +177,9 @@ class RecoverySystemTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aRankKilledAfterASpareDiedIsTakenOverOnConnectionsMadeAhead() throws Exception {
-        java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-spare-pool").resolve("gate");
-        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "-sp", "2", "-v",
-                "--comm-mode", "rebuild", "--recovery-mode", "auto", "--opt", "ft-trace=true"),
-                "spare-pool", "2", gate.toString()), null, null);
-        try {
+        try (GatedJob job = new GatedJob(List.of("-np", "4", "-sp", "2", "-v", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto", "--opt", "ft-trace=true"), "spare-pool", "2")) {
+            FtmpirunSystemTest.Run run = job.run;
             org.ftmpi.testutil.Await.until("every rank connected to both spares ahead", java.time.Duration.ofSeconds(90), () -> {
                 String e = DetectionSystemTest.errSoFar(run);
                 for (int me = 0; me < 4; me++) {
@@ -203,8 +201,7 @@ class RecoverySystemTest {
                 }
                 return true;
             });
-            java.nio.file.Files.createFile(gate);
-            FtmpirunSystemTest.Result r = run.await();
+            FtmpirunSystemTest.Result r = job.open();
             assertTrue(r.err().contains("rank 2 is taken over by a warm spare (pid " + pid[6] + ", process id 6)"), r.err());
             rebuilt(r);
             for (int me : new int[] {0, 1, 3}) {
@@ -215,8 +212,42 @@ class RecoverySystemTest {
             inOrder(r, 2, "spare assigned rank 2", "registered at the assignment as rank 2",
                     "pre-made connections taken from the warm spare's listener: 3", "welcomed, generation 1");
             assertFalse(r.err().contains("rejected"), r.err());
-        } finally {
+        }
+    }
+
+    /**
+     * A RecoveryProbe job whose ranks allreduce until a gate file exists (modes {@code
+     * spare-pool}, {@code hang-replacement}): the test acts on the running job, then opens the
+     * gate. Closing it ends whatever is left (the launcher, its ranks, a process the test
+     * stopped) and removes the gate.
+     */
+    private static final class GatedJob implements AutoCloseable {
+        final java.nio.file.Path gate;
+        final FtmpirunSystemTest.Run run;
+        /** A process the test stopped (SIGSTOP), killed at the end should the job have left it; 0 for none. */
+        long stopped;
+
+        GatedJob(List<String> launcherArgs, String mode, String victim) throws Exception {
+            gate = java.nio.file.Files.createTempDirectory("ftmpi-gate").resolve("gate");
+            run = new FtmpirunSystemTest.Run(cmd(launcherArgs, mode, victim, gate.toString()), null, null);
+        }
+
+        /** Stops process {@code pid} (SIGSTOP). */
+        void stop(long pid) throws Exception {
+            stopped = pid;
+            DetectionSystemTest.signal("STOP", pid);
+        }
+
+        /** Opens the gate and waits for the job's end. */
+        FtmpirunSystemTest.Result open() throws Exception {
+            java.nio.file.Files.createFile(gate);
+            return run.await();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
             run.kill();
+            if (stopped > 0) ProcessHandle.of(stopped).ifPresent(ProcessHandle::destroyForcibly);
             java.nio.file.Files.deleteIfExists(gate);
             java.nio.file.Files.deleteIfExists(gate.getParent());
         }
@@ -309,22 +340,19 @@ class RecoverySystemTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aStoppedReplacementIsDeclaredFailedAndReplacedAgain() throws Exception {
-        java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-hang").resolve("gate");
-        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
-                "--recovery-mode", "auto", "--hb-timeout", "1000"), "hang-replacement", "1", gate.toString()), null, null);
         java.util.regex.Pattern restarted = java.util.regex.Pattern.compile("rank 1 restarted pid (\\d+)");
-        long first = 0;
-        try {
+        try (GatedJob job = new GatedJob(List.of("-np", "3", "--comm-mode", "rebuild", "--recovery-mode", "auto",
+                "--hb-timeout", "1000"), "hang-replacement", "1")) {
+            FtmpirunSystemTest.Run run = job.run;
             org.ftmpi.testutil.Await.until("rank 1's replacement runs", java.time.Duration.ofSeconds(60),
                     () -> restarted.matcher(run.outSoFar()).find());
             java.util.regex.Matcher m = restarted.matcher(run.outSoFar());
             assertTrue(m.find());
-            first = Long.parseLong(m.group(1));
-            DetectionSystemTest.signal("STOP", first);
+            long first = Long.parseLong(m.group(1));
+            job.stop(first);
             org.ftmpi.testutil.Await.until("a second replacement of rank 1", java.time.Duration.ofSeconds(60),
                     () -> restarted.matcher(run.outSoFar()).results().count() >= 2);
-            java.nio.file.Files.createFile(gate);
-            FtmpirunSystemTest.Result r = run.await();
+            FtmpirunSystemTest.Result r = job.open();
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.err().contains("rank 1 (pid " + first + ") sent no heartbeat on its control connection for"
                     + " 1000 ms (a replacement: stopped or hung); killed it (SIGKILL), the survivors recover"), r.err());
@@ -333,11 +361,6 @@ class RecoverySystemTest {
                 has(r, "rank " + me + " finalized");
             }
             FtmpirunSystemTest.assertAllDead(List.of(first));
-        } finally {
-            run.kill();
-            if (first > 0) ProcessHandle.of(first).ifPresent(ProcessHandle::destroyForcibly);
-            java.nio.file.Files.deleteIfExists(gate);
-            java.nio.file.Files.deleteIfExists(gate.getParent());
         }
     }
 
@@ -355,19 +378,16 @@ class RecoverySystemTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aStoppedWarmSpareIsTakenOutOfThePool(String when) throws Exception {
         boolean idle = when.equals("idle");
-        java.nio.file.Path gate = java.nio.file.Files.createTempDirectory("ftmpi-spare-hang").resolve("gate");
         String timeout = idle ? "1000" : "3000";
-        FtmpirunSystemTest.Run run = new FtmpirunSystemTest.Run(cmd(List.of("-np", "4", "-sp", "1", "-v",
-                "--hb-timeout", timeout, "--comm-mode", "rebuild", "--recovery-mode", "auto"),
-                "spare-pool", "2", gate.toString()), null, null);
-        long spare = 0;
-        try {
+        try (GatedJob job = new GatedJob(List.of("-np", "4", "-sp", "1", "-v", "--hb-timeout", timeout,
+                "--comm-mode", "rebuild", "--recovery-mode", "auto"), "spare-pool", "2")) {
+            FtmpirunSystemTest.Run run = job.run;
             org.ftmpi.testutil.Await.until("the warm spare is ready", java.time.Duration.ofSeconds(60),
                     () -> DetectionSystemTest.errSoFar(run).contains("warm spare (process id 5) is ready"));
             java.util.regex.Matcher m = SPARE_PID.matcher(DetectionSystemTest.errSoFar(run));
             assertTrue(m.find());
-            spare = Long.parseLong(m.group(2));
-            DetectionSystemTest.signal("STOP", spare);
+            long spare = Long.parseLong(m.group(2));
+            job.stop(spare);
             String silent = idle
                     ? "warm spare (pid " + spare + ", process id 5) sent no heartbeat for 1000 ms (stopped or hung);"
                             + " killed it (SIGKILL)"
@@ -377,17 +397,11 @@ class RecoverySystemTest {
                 org.ftmpi.testutil.Await.until("the stopped spare is declared", java.time.Duration.ofSeconds(30),
                         () -> DetectionSystemTest.errSoFar(run).contains(silent));
             }
-            java.nio.file.Files.createFile(gate);
-            FtmpirunSystemTest.Result r = run.await();
+            FtmpirunSystemTest.Result r = job.open();
             assertTrue(r.err().contains(silent), r.err());
             assertTrue(r.err().contains("started a replacement for rank 2"), r.err());
             rebuilt(r);
             FtmpirunSystemTest.assertAllDead(List.of(spare));
-        } finally {
-            run.kill();
-            if (spare > 0) ProcessHandle.of(spare).ifPresent(ProcessHandle::destroyForcibly);
-            java.nio.file.Files.deleteIfExists(gate);
-            java.nio.file.Files.deleteIfExists(gate.getParent());
         }
     }
 

@@ -67,7 +67,7 @@ public final class RecoveryProbe {
             return;
         }
         if (mode.equals("spare-pool")) {
-            if (!MPI.isRestarted()) awaitGate(world, java.nio.file.Path.of(args[2]));
+            if (!MPI.isRestarted()) awaitGate(world, java.nio.file.Path.of(args[2]), false);
             mode = "rebuild";
             args = new String[] {mode, args[1]};
         }
@@ -203,16 +203,7 @@ public final class RecoveryProbe {
     private static void untilGate(Intracomm world, int victim, java.nio.file.Path gate) throws Exception {
         if (MPI.isRestarted()) say("restarted pid " + ProcessHandle.current().pid());
         else ProbeLines.syncThenDie(world, me == victim);
-        int[] seen = new int[1];
-        while (true) {
-            try {
-                world.allReduce(new int[] {java.nio.file.Files.exists(gate) ? 1 : 0}, seen, 1, MPI.INT, MPI.MAX);
-                if (seen[0] == 1) break;
-                Thread.sleep(5);
-            } catch (ProcFailedException e) {
-                // recovered (AUTO): the failed rank has its replacement now
-            }
-        }
+        awaitGate(world, gate, true);
         int[] sum = new int[1];
         world.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
         say("sum " + sum[0]);
@@ -220,11 +211,18 @@ public final class RecoveryProbe {
         say("finalized");
     }
 
-    /** Allreduces (every rank in step) until some rank has seen {@code gate}, which the test creates. */
-    private static void awaitGate(Intracomm world, java.nio.file.Path gate) throws MPIException {
+    /**
+     * Allreduces (every rank in step) until some rank has seen {@code gate}, which the test
+     * creates; {@code recovering}: an allreduce that fails has recovered (AUTO), and the loop goes on.
+     */
+    private static void awaitGate(Intracomm world, java.nio.file.Path gate, boolean recovering) throws MPIException {
         int[] seen = new int[1];
         do {
-            world.allReduce(new int[] {java.nio.file.Files.exists(gate) ? 1 : 0}, seen, 1, MPI.INT, MPI.MAX);
+            try {
+                world.allReduce(new int[] {java.nio.file.Files.exists(gate) ? 1 : 0}, seen, 1, MPI.INT, MPI.MAX);
+            } catch (ProcFailedException e) {
+                if (!recovering) throw e;
+            }
         } while (seen[0] == 0);
         say("gate passed");
     }

@@ -188,9 +188,15 @@ class TcpTransportConformanceTest extends TransportConformanceTest {
                     error[0] = t;
                 }
             });
-            Thread.sleep(300); // reconnect is waiting for the handshake by now, or will find the notice at once
-            survivor.sink().markGone(id);
-            recovery.join(30_000);
+            // The survivor (or, made ahead, its background connector) is in the handshake once its
+            // connection is accepted; made ahead, reconnect then waits for that connection.
+            try (java.nio.channels.SocketChannel accepted = stopped.accept()) {
+                if (premade) {
+                    while (recovery.getState() != Thread.State.TIMED_WAITING && recovery.isAlive()) Thread.onSpinWait();
+                }
+                survivor.sink().markGone(id);
+                recovery.join(30_000);
+            }
             assertFalse(recovery.isAlive(), "reconnect still waits for a replacement known to have failed");
             assertInstanceOf(IOException.class, error[0]);
             assertTrue(error[0].getMessage().contains("process id 77"), error[0].getMessage());
