@@ -32,14 +32,14 @@ final class Agreement {
     /** Phase 0: members whose value is folded into {@link #fastAnd}; phase 1: members known to have accepted. */
     BitSet fastMask;
     int fastAnd = -1;
-    /** Fast messages received, by pass * 64 + round (made by the first): their mask (null: not arrived) and value. */
+    /** Fast messages received, by pass * rounds + round (made by the first; FtProtocol.fastRounds): their mask (null: not arrived) and value. */
     BitSet[] fastIn;
     int[] fastInValue;
 
     // acceptor; ballots: -1 none, FtProtocol.FAST for the fast path, rank + 1 for a coordinator
     int ballot = -1;
     int pValue;
-    BitSet pFailed = new BitSet();
+    BitSet pFailed = FtProtocol.NO_MEMBERS;
     /** Members that accepted proposal {@link #ackBallot} (the highest ballot acknowledged to this process). */
     int ackBallot = -1;
     final BitSet acked = new BitSet();

@@ -86,7 +86,7 @@ public final class AgreementNode {
 
     /** Whether instance {@code k} is decided here. */
     public boolean decided(int k) {
-        Agreement g = comm.agreements.get(k);
+        Agreement g = comm.agreementIfKept(k);
         return g != null && g.decided;
     }
 
@@ -101,7 +101,7 @@ public final class AgreementNode {
     }
 
     private Agreement decidedInstance(int k) {
-        Agreement g = comm.agreements.get(k);
+        Agreement g = comm.agreementIfKept(k);
         if (g == null || !g.decided) throw new IllegalStateException("instance " + k + " is not decided at member " + rank);
         return g;
     }

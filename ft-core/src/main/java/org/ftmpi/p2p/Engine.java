@@ -983,14 +983,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             case FrameHeader.EAGER, FrameHeader.EAGER_SYNC, FrameHeader.RTS -> onEnvelope(peer, h, payload, 0, payload.byteSize());
             case FrameHeader.CTS -> onCts(h);
             case FrameHeader.DATA -> onData(h, payload);
-            case FrameHeader.FT -> {
-                int ctx = FrameHeader.context(h);
-                if (trace.messages() && traced(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
-                if (ctx == WELCOME) welcome(FrameHeader.epoch(h), payload);
-                else if (ctx == FAILED) failedReported(peer, FrameHeader.tag(h), payload);
-                else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, payload);
-                else ft.onFrame(peer, ctx, FrameHeader.tag(h), payload);
-            }
+            case FrameHeader.FT -> onFt(peer, h, payload, 0, (int) payload.byteSize());
             case FrameHeader.SYNC_ACK -> {
                 Request s = byId.remove(FrameHeader.sendRequest(h));
                 if (s != null) {
@@ -1008,9 +1001,21 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         byte type = FrameHeader.type(h);
         if ((type == FrameHeader.EAGER || type == FrameHeader.EAGER_SYNC) && !peerFailed[peer]) {
             onEnvelope(peer, h, memory, offset, length);
+        } else if (type == FrameHeader.FT && !peerFailed[peer]) {
+            onFt(peer, h, memory, offset, length);
         } else {
             onFrame(peer, h, memory.asSlice(offset, length));
         }
+    }
+
+    /** An FT frame (revoke, agreement, welcome, failure report) whose payload is {@code length} bytes of {@code memory} at {@code offset}. */
+    private void onFt(int peer, MemorySegment h, MemorySegment memory, long offset, int length) {
+        int ctx = FrameHeader.context(h);
+        if (trace.messages() && traced(ctx)) trace.record(FtTrace.RECEIVED, FrameHeader.tag(h), peer);
+        if (ctx == WELCOME) welcome(FrameHeader.epoch(h), memory.asSlice(offset, length));
+        else if (ctx == FAILED) failedReported(peer, FrameHeader.tag(h), memory.asSlice(offset, length));
+        else if (ctx >= 0 && FrameHeader.epoch(h) != generation) otherEpochFt(peer, h, memory.asSlice(offset, length));
+        else ft.onFrame(peer, ctx, FrameHeader.tag(h), memory, offset, length);
     }
 
     /** An EAGER, EAGER_SYNC or RTS frame whose payload is {@code length} bytes of {@code payload} at {@code at}. */
@@ -1624,13 +1629,21 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     void ftSend(int worldRank, int context, int kind, byte[] payload, int length) {
         if (peerFailed[worldRank]) return;
         if (trace.messages() && traced(context)) trace.record(FtTrace.SENT, kind, worldRank);
+        if (payload != ftSendArray) { // the protocol's reused buffer: one segment until it grows
+            ftSendArray = payload;
+            ftSendSegment = MemorySegment.ofArray(payload);
+        }
         try {
             writeFrame(worldRank, FrameHeader.FT, context, rank, kind, generation, 0, 0, length,
-                    MemorySegment.ofArray(payload), 0, length);
+                    ftSendSegment, 0, length);
         } catch (IOException e) {
             peerLost(worldRank, e.getMessage());
         }
     }
+
+    /** The last payload array {@link #ftSend} sent from, and its segment (under the progress lock, as every FT send). */
+    private byte[] ftSendArray;
+    private MemorySegment ftSendSegment;
 
     /** This engine's fault-tolerance protocol (tests). */
     FtProtocol ftProtocol() {
@@ -1659,6 +1672,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /** The failed set of a fault-free agreement's {@link Decision}, shared (nothing to change in it). */
+    private static final int[] NO_FAILED = {};
+
     /** The outcome of an agreement: the AND of the flags, and the world ranks of the agreed failed set. */
     public record Decision(int value, int[] failedWorld) {}
 
@@ -1686,7 +1702,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     work = progressLocked();
                     ft.advance(f, g);
                     if (g.decided) {
-                        int[] failed = new int[g.dFailed.cardinality()];
+                        int[] failed = g.dFailed.isEmpty() ? NO_FAILED : new int[g.dFailed.cardinality()];
                         for (int i = 0, r = g.dFailed.nextSetBit(0); r >= 0; r = g.dFailed.nextSetBit(r + 1)) {
                             failed[i++] = f.world[r];
                         }

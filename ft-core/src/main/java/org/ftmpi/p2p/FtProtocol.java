@@ -147,8 +147,13 @@ final class FtProtocol {
     // ------------------------------------------------------------------ frames in
 
     void onFrame(int peer, int context, int kind, MemorySegment payload) {
+        onFrame(peer, context, kind, payload, 0, (int) payload.byteSize());
+    }
+
+    /** An FT frame whose payload is {@code length} bytes of {@code memory} at {@code offset} (valid during the call). */
+    void onFrame(int peer, int context, int kind, MemorySegment memory, long offset, int length) {
         if ((kind & UNION) != 0) {
-            unionFrame(peer, context, kind & ~UNION, payload);
+            unionFrame(peer, context, kind & ~UNION, memory.asSlice(offset, length));
             return;
         }
         CommFt f = state(context);
@@ -156,7 +161,7 @@ final class FtProtocol {
             revoke(f, "revoked by rank " + peer);
             return;
         }
-        ByteBuffer b = payload.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = in(memory, offset, length);
         int k = b.getInt(), value = b.getInt(), ballot = b.getInt(), pValue = b.getInt();
         BitSet a = bits(b), c = bits(b);
         if (f.rankOf == null || !f.contains(peer)) {
@@ -194,13 +199,14 @@ final class FtProtocol {
                     send(f, from, COMMIT, k, g.dValue, 0, 0, g.dFailed, null);
                     return;
                 }
-                if (ballot < 0 || ballot > 1 || pValue < 0 || pValue >= 64) return;
+                int width = fastRounds(f);
+                if (ballot < 0 || ballot > 1 || pValue < 0 || pValue >= width) return;
                 if (g.fastIn == null) {
-                    g.fastIn = new BitSet[128];
-                    g.fastInValue = new int[128];
+                    g.fastIn = new BitSet[2 * width];
+                    g.fastInValue = new int[2 * width];
                 }
-                g.fastIn[ballot * 64 + pValue] = a;
-                g.fastInValue[ballot * 64 + pValue] = value;
+                g.fastIn[ballot * width + pValue] = a;
+                g.fastInValue[ballot * width + pValue] = value;
                 advance(f, g);
             }
             case CONTRIB -> {
@@ -338,6 +344,15 @@ final class FtProtocol {
         return out;
     }
 
+    /**
+     * The round numbers of one fast pass of {@code f}'s agreements, each a slot of {@link
+     * Agreement#fastIn} per pass: the senders' ranks + 1 in the all-to-all pattern, else up to
+     * {@code FOLD_OUT}. Every member derives the same from the size and the job's {@code agree-direct}.
+     */
+    private int fastRounds(CommFt f) {
+        return f.world.length <= directMax ? f.world.length + 1 : FOLD_OUT + 1;
+    }
+
     private static int step(int peer, int round, int type) {
         return peer << 8 | round << 2 | type;
     }
@@ -360,11 +375,11 @@ final class FtProtocol {
                 }
                 g.ballot = FAST_BALLOT;
                 g.pValue = g.fastAnd;
-                g.pFailed = new BitSet();
+                g.pFailed = NO_MEMBERS;
                 g.fastPhase = 1;
                 g.fastPos = 0;
                 g.fastSentPos = -1;
-                g.fastMask = new BitSet();
+                g.fastMask.clear(); // its phase-0 content went out with each message (serialized)
                 g.fastMask.set(myRank(f));
                 continue;
             }
@@ -375,7 +390,7 @@ final class FtProtocol {
                 send(f, peer, FAST, g.k, g.fastPhase == 0 ? g.fastAnd : 0, g.fastPhase, round, g.fastMask, null);
             }
             if ((e & RECV) != 0) {
-                int slot = g.fastPhase * 64 + round;
+                int slot = g.fastPhase * fastRounds(f) + round;
                 BitSet in = g.fastIn == null ? null : g.fastIn[slot];
                 if (in == null) return;
                 g.fastMask.or(in);
@@ -514,13 +529,13 @@ final class FtProtocol {
         if (g.decided) return;
         g.decided = true;
         g.dValue = value;
-        g.dFailed = (BitSet) failed.clone();
+        g.dFailed = failed.isEmpty() ? NO_MEMBERS : (BitSet) failed.clone();
         g.contribs.clear();
     }
 
     /** A member failed: every started agreement of the communicators it belongs to moves on. */
     void memberFailed(CommFt f) {
-        for (Agreement g : f.agreements.values()) advance(f, g);
+        for (Agreement g : f.keptAgreements()) advance(f, g);
     }
 
     private int coordinator(CommFt f) {
@@ -751,7 +766,7 @@ final class FtProtocol {
     private void dropOldestDecidedUnion() {
         for (Iterator<CommFt> it = unions.values().iterator(); it.hasNext(); ) {
             CommFt u = it.next();
-            Agreement g = u.agreements.get(UNION_K);
+            Agreement g = u.agreementIfKept(UNION_K);
             if (g != null && g.decided) {
                 it.remove();
                 comms.remove(u.context);
@@ -805,6 +820,24 @@ final class FtProtocol {
         }
     }
 
+    /**
+     * The payload of the message being read, copied into a reused heap buffer (a few dozen
+     * bytes): a view of the transport's memory as a ByteBuffer was an object per message.
+     */
+    private ByteBuffer in(MemorySegment memory, long offset, int length) {
+        if (inArray.length < length) {
+            inArray = new byte[Math.max(length, 2 * inArray.length)];
+            inSegment = MemorySegment.ofArray(inArray);
+            inBuffer = ByteBuffer.wrap(inArray).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        MemorySegment.copy(memory, offset, inSegment, 0, length);
+        return inBuffer.clear().limit(length);
+    }
+
+    private byte[] inArray = new byte[256];
+    private MemorySegment inSegment = MemorySegment.ofArray(inArray);
+    private ByteBuffer inBuffer = ByteBuffer.wrap(inArray).order(ByteOrder.LITTLE_ENDIAN);
+
     /** {@link #out}, cleared, with room for {@code bytes}. */
     private ByteBuffer out(int bytes) {
         if (out.capacity() < bytes) out = ByteBuffer.allocate(Math.max(bytes, 2 * out.capacity())).order(ByteOrder.LITTLE_ENDIAN);
@@ -831,11 +864,19 @@ final class FtProtocol {
         }
     }
 
+    /**
+     * The empty member set, shared: the protocol never changes a set it received, proposed or
+     * decided (it clones or makes new ones), so every empty one can be this (a fault-free agree
+     * made 2-3 per message).
+     */
+    static final BitSet NO_MEMBERS = new BitSet(0);
+
     /** A member set written by {@link #put}; runs that do not fit the payload or make no sense are ignored. */
     private static BitSet bits(ByteBuffer b) {
-        BitSet s = new BitSet();
-        if (b.remaining() < 4) return s;
+        if (b.remaining() < 4) return NO_MEMBERS;
         int n = b.getInt();
+        if (n <= 0) return NO_MEMBERS;
+        BitSet s = new BitSet();
         for (int i = 0; i < n && b.remaining() >= 8; i++) {
             int from = b.getInt(), to = b.getInt();
             if (from >= 0 && to > from && to <= MAX_MEMBERS) s.set(from, to);

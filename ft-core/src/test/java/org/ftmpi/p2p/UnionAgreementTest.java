@@ -191,7 +191,7 @@ class UnionAgreementTest {
                 assertEquals(Part.REFUSE_BLIND, r.part[w], "member " + w + " never joined: " + r.what);
                 continue;
             }
-            Agreement g = u[w].agreements.get(FtProtocol.UNION_K);
+            Agreement g = u[w].agreementIfKept(FtProtocol.UNION_K);
             assertTrue(g != null && g.decided, "member " + w + " did not decide: " + r.what);
             if (value == null) value = g.dValue;
             assertEquals(value, g.dValue, "member " + w + " decided otherwise: " + r.what);
