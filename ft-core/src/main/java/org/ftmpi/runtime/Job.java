@@ -72,6 +72,8 @@ final class Job implements Controller.Events {
     private String host;
     /** Warm spares (ftmpirun -sp) started and not assigned, by process id. */
     private final java.util.Map<Long, Process> spares = new java.util.LinkedHashMap<>();
+    /** Warm spares were started (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
+    private boolean madeFilesForSpares;
     /** Spare processes that took over a rank. */
     private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -271,6 +273,9 @@ final class Job implements Controller.Events {
      * its classes, connects to the controller and waits to take over a failed rank.
      */
     private void spawnSpare() throws IOException {
+        synchronized (this) {
+            madeFilesForSpares = true;
+        }
         List<String> cmd = new ArrayList<>(rankCommand);
         if (spec.mainClass() != null) cmd.add(spec.mainClass());
         cmd.addAll(spec.programArgs());
@@ -401,6 +406,19 @@ final class Job implements Controller.Events {
         public void run() {
             if (fence != null) Job.fence(fence);
             if (text != null) console.message(text);
+        }
+    }
+
+    /**
+     * Deferred work of a failure under REBUILD with warm spares: removes the pair files the dead
+     * process {@code procId} made ahead for the spares ({@link SharedMemoryFiles#removeSpareFilesOf}),
+     * which only it used and nobody else removes before the job's end (2 MiB each). A class, not
+     * a lambda, as {@link Message}.
+     */
+    private record SpareFilesOf(java.nio.file.Path dir, long jobId, long procId) implements Runnable {
+        @Override
+        public void run() {
+            SharedMemoryFiles.removeSpareFilesOf(dir, jobId, procId);
         }
     }
 
@@ -616,6 +634,7 @@ final class Job implements Controller.Events {
      */
     private synchronized void actOnDeath(int rank, int status, String noticeHow) {
         if (noticeHow != null) controller.notifyFailure(rank, procIds[rank], noticeHow);
+        if (madeFilesForSpares) afterFailure.later(new SpareFilesOf(SharedMemoryFiles.dir(spec.options()), jobId, procIds[rank]));
         int code = status != 0 ? status : 1;
         if (abortOnFailure) {
             controller.notifyAbort(code, "rank " + rank + " " + (noticeHow != null ? noticeHow : how(status)));

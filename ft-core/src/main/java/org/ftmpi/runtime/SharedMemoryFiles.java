@@ -33,13 +33,36 @@ public final class SharedMemoryFiles {
     }
 
     /**
+     * Prefix of the names of the files process {@code makerProcId} makes ahead of need for warm
+     * spares (FT-MPI REBUILD; shared memory's pair files): only that process uses them until a
+     * spare takes over a rank and the maker renames the file, so they are its own and go with it
+     * ({@link #removeSpareFilesOf}).
+     */
+    public static String spareFilePrefix(long jobId, long makerProcId) {
+        return prefix(jobId) + "spare-p" + makerProcId + "-";
+    }
+
+    /**
+     * Removes the files process {@code makerProcId} made ahead for warm spares ({@link
+     * #spareFilePrefix}): the launcher's clean-up once that process has died, which it cannot do
+     * itself. Returns how many; a missing directory or files that vanish meanwhile are not errors.
+     */
+    public static int removeSpareFilesOf(Path dir, long jobId, long makerProcId) {
+        return removeMatching(dir, spareFilePrefix(jobId, makerProcId) + "*");
+    }
+
+    /**
      * Removes every file of the job in {@code dir}; returns how many. Missing directory or
      * files that vanish meanwhile are not errors.
      */
     public static int removeAll(Path dir, long jobId) {
+        return removeMatching(dir, prefix(jobId) + "*");
+    }
+
+    private static int removeMatching(Path dir, String glob) {
         if (!Files.isDirectory(dir)) return 0;
         int removed = 0;
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, prefix(jobId) + "*")) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, glob)) {
             for (Path p : ds) {
                 if (Files.deleteIfExists(p)) removed++;
             }

@@ -1,5 +1,7 @@
 package org.ftmpi.transport.shm;
 
+import org.ftmpi.runtime.SharedMemoryFiles;
+
 /**
  * Layout of the file shared by one pair of ranks {@code lo < hi} on one host:
  * {@code <shm-dir>/ftmpi-<job id>-<lo>-<hi>}, mode 0600, created and space-reserved by
@@ -100,12 +102,14 @@ final class PairDescriptor {
     }
 
     /**
-     * File name of the pair file rank {@code rank} makes ahead of need for warm spare {@code
-     * spareProcId} (reserved and mapped, header not written; renamed to {@link
-     * #replacementFileName} when the spare takes over a rank of this host).
+     * File name of the pair file process {@code makerProcId} makes ahead of need for warm spare
+     * {@code spareProcId} (reserved and mapped, header not written; renamed to {@link
+     * #replacementFileName} when the spare takes over a rank of this host). Named after the
+     * maker's process id, not its rank: the launcher removes a dead maker's files ({@link
+     * SharedMemoryFiles#removeSpareFilesOf}) while the rank's replacement may make its own.
      */
-    static String spareFileName(String jobPrefix, int rank, long spareProcId) {
-        return jobPrefix + "spare-" + rank + "-p" + spareProcId;
+    static String spareFileName(long jobId, long makerProcId, long spareProcId) {
+        return SharedMemoryFiles.spareFilePrefix(jobId, makerProcId) + "p" + spareProcId;
     }
 
     /** File name of the pair's segment. */

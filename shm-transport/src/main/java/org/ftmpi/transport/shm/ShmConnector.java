@@ -141,13 +141,13 @@ final class ShmConnector {
     }
 
     /**
-     * REBUILD with warm spares, on a background thread: reserves and maps the pair file rank
-     * {@code me} will share with warm spare {@code spareProcId} should it take over a rank of this
-     * host: the {@code posix_fallocate} and the mapping (about 1 ms warm, 2 ms cold) are done here
-     * instead of in the recovery.
+     * REBUILD with warm spares, on a background thread: reserves and maps the pair file this
+     * process ({@code myProcId}) will share with warm spare {@code spareProcId} should it take over
+     * a rank of this host: the {@code posix_fallocate} and the mapping (about 1 ms warm, 2 ms cold)
+     * are done here instead of in the recovery.
      */
-    static Premade premake(ShmConfig config, long jobId, int me, long spareProcId) throws IOException {
-        Path p = config.dir().resolve(spareFileName(SharedMemoryFiles.prefix(jobId), me, spareProcId));
+    static Premade premake(ShmConfig config, long jobId, long myProcId, long spareProcId) throws IOException {
+        Path p = config.dir().resolve(spareFileName(jobId, myProcId, spareProcId));
         Path tmp = p.resolveSibling(p.getFileName() + NEW_SUFFIX);
         MappedRegion m = MappedRegion.create(tmp, fileBytes(config.ringBytes()), config.unsafeAccess());
         try {

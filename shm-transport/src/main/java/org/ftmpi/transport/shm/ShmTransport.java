@@ -564,7 +564,7 @@ final class ShmTransport implements Transport {
         if (premade.putIfAbsent(procId, f) != null) return null;
         worker().execute(() -> {
             try {
-                f.complete(ShmConnector.premake(config, pre.jobId(), pre.rank(), procId));
+                f.complete(ShmConnector.premake(config, pre.jobId(), pre.procIds()[pre.rank()], procId));
             } catch (IOException | RuntimeException e) {
                 f.completeExceptionally(e); // the takeover then makes the pair as without a spare
             }

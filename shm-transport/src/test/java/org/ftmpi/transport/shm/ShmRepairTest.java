@@ -199,9 +199,9 @@ class ShmRepairTest {
         t0.prepareSpare(9, spareEndpoints).toCompletableFuture().get();
         assertNull(t0.prepareSpare(7, spareEndpoints), "one file per spare");
         assertNull(t0.prepareSpare(11, Map.of("tcp", new byte[4])), "no file for a spare without shared memory here");
-        String prefix = SharedMemoryFiles.prefix(job.rank(0).preliminaryInfo().jobId());
-        Path made7 = Path.of(SharedMemoryFiles.DEFAULT_DIR, PairDescriptor.spareFileName(prefix, 0, 7));
-        Path made9 = Path.of(SharedMemoryFiles.DEFAULT_DIR, PairDescriptor.spareFileName(prefix, 0, 9));
+        long jobId = job.rank(0).preliminaryInfo().jobId(), maker = job.rank(0).preliminaryInfo().procIds()[0];
+        Path made7 = Path.of(SharedMemoryFiles.DEFAULT_DIR, PairDescriptor.spareFileName(jobId, maker, 7));
+        Path made9 = Path.of(SharedMemoryFiles.DEFAULT_DIR, PairDescriptor.spareFileName(jobId, maker, 9));
         assertEquals(List.of(made7, made9), filesOfTheJob().stream().sorted().toList());
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(made7)));

@@ -64,6 +64,7 @@ public final class ShmRebuildJob {
             }
         }
         say(me, "exchanged with the replacement");
+        if (args[0].equals("spare-ready") && me == 0) awaitVictimsPairForTheSpareRemoved(me, world.getSize());
         MPI.Finalize();
         say(me, "finalized");
     }
@@ -73,11 +74,27 @@ public final class ShmRebuildJob {
      * (process id {@code size + 1}) ahead of need, so that the failure finds it made.
      */
     private static void awaitPairMadeAheadForTheSpare(int me, int size) {
-        String name = org.ftmpi.runtime.SharedMemoryFiles.prefix(Long.parseUnsignedLong(
-                System.getenv(org.ftmpi.runtime.RuntimeEnv.JOB_ID), 16)) + "spare-" + me + "-p" + (size + 1);
-        Path file = Path.of(org.ftmpi.runtime.SharedMemoryFiles.DEFAULT_DIR, name);
+        Path file = madeAheadForTheSpare(Long.parseLong(System.getenv(org.ftmpi.runtime.RuntimeEnv.PROC_ID)), size);
         Await.until("rank " + me + "'s pair file for the warm spare", java.time.Duration.ofSeconds(90),
                 () -> Files.exists(file));
+    }
+
+    /** The pair file process {@code maker} makes ahead for the job's first warm spare (process id {@code size + 1}). */
+    private static Path madeAheadForTheSpare(long maker, int size) {
+        long jobId = Long.parseUnsignedLong(System.getenv(org.ftmpi.runtime.RuntimeEnv.JOB_ID), 16);
+        return Path.of(org.ftmpi.runtime.SharedMemoryFiles.DEFAULT_DIR,
+                org.ftmpi.runtime.SharedMemoryFiles.spareFilePrefix(jobId, maker) + "p" + (size + 1));
+    }
+
+    /**
+     * The victim's own pair file for the spare that took over its rank: nobody uses it, and the
+     * launcher removes it after the victim's death (not only at the job's end).
+     */
+    private static void awaitVictimsPairForTheSpareRemoved(int me, int size) {
+        Path file = madeAheadForTheSpare(VICTIM + 1, size); // the ranks' process ids are 1..size
+        Await.until("the removal of the victim's pair file " + file, java.time.Duration.ofSeconds(60),
+                () -> !Files.exists(file));
+        say(me, "the victim's pair file made ahead is gone");
     }
 
     private static void round(Intracomm world, int me, int round) throws MPIException {

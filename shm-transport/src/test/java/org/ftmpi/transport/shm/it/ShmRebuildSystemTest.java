@@ -66,13 +66,16 @@ class ShmRebuildSystemTest {
 
     /**
      * Session 9: the ranks make their pair files with the warm spare ahead of need (the job waits
-     * until they exist before rank 1 dies); at the takeover both survivors take them.
+     * until they exist before rank 1 dies); at the takeover both survivors take them. Session 19:
+     * the launcher removes the victim's own file (made for the spare that took its rank over)
+     * after its death, while the job runs.
      */
     @Test
     void aWarmSpareTakesThePairFilesMadeAheadForIt(@TempDir Path dir) throws Exception {
         Result r = rebuild(List.of("-sp", "1"), "spare-ready", dir);
         assertTrue(r.err().contains("rank 1 is taken over by a warm spare (pid"), r.toString());
         assertEquals(2, survivorLines(r, REACHED + " (pair file made ahead for the warm spare)"), r.toString());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("rank 0 the victim's pair file made ahead is gone")), r.toString());
     }
 
     /** Only shared memory in the job: the replacement can be reached over nothing else. */
