@@ -56,10 +56,11 @@ public final class Controller implements AutoCloseable {
         }
 
         /**
-         * The warm spare {@code procId} sent no BEAT for the beats' timeout ({@link #watchBeats}):
-         * it is stopped or hung. It is out of the pool already; the job ends its process.
+         * The warm spare {@code procId} sent no BEAT for the beats' timeout ({@link #watchBeats}),
+         * or was stopped that long before it reported ready ({@link #watchStart}): it is stopped
+         * or hung ({@code how} says which). It is out of the pool already; the job ends its process.
          */
-        default void spareSilent(long procId, long silentMs) {
+        default void spareSilent(long procId, String how) {
         }
     }
 
@@ -175,6 +176,96 @@ public final class Controller implements AutoCloseable {
                     silent(c);
                 }
             }
+            checkStarting(now, late, timeoutNs);
+        }
+    }
+
+    /**
+     * A process the launcher started that does not beat yet ({@link #watchStart}): a rank until
+     * the job's table went out (the ring watches it from then on), a replacement or a warm spare
+     * until its connection's beats are watched ({@link #watch}).
+     */
+    private static final class Starting {
+        final int rank;
+        final long procId;
+        final long pid;
+        /** Since when it has been seen stopped, 0 when it was not at the last check. */
+        long stoppedSinceNs;
+
+        Starting(int rank, long procId, long pid) {
+            this.rank = rank;
+            this.procId = procId;
+            this.pid = pid;
+        }
+    }
+
+    private final java.util.concurrent.ConcurrentLinkedQueue<Starting> starting = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Process ids whose connection's beats are watched ({@link #watch}). */
+    private final java.util.Set<Long> beating = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Process {@code pid}, just started as {@code rank} (-1: a warm spare) with process id {@code
+     * procId}, beats neither in the ring nor on its connection until it has registered and got
+     * its table (a spare: until it reported ready): a hang before then was not seen. Until then
+     * the beats' thread reads its state in {@code /proc/PID/stat} at every check, and a process
+     * found stopped (SIGSTOP, job control, a debugger: state T or t) for the beats' timeout is
+     * declared failed as a silent one would be ({@link #silent}); a spare is taken out of the pool
+     * ({@link Events#spareSilent}). A process that hangs otherwise before its first beat (a
+     * deadlock in its start-up) is still not seen. Nothing is watched without beats.
+     */
+    public void watchStart(int rank, long procId, long pid) {
+        if (beatTimeoutMs > 0) starting.add(new Starting(rank, procId, pid));
+    }
+
+    private void checkStarting(long now, boolean late, long timeoutNs) {
+        if (starting.isEmpty()) return;
+        boolean started;
+        synchronized (this) {
+            started = tableSent;
+        }
+        for (java.util.Iterator<Starting> it = starting.iterator(); it.hasNext(); ) {
+            Starting s = it.next();
+            if (beating.contains(s.procId) || s.rank >= 0 && started && !isReplacement(s)) {
+                it.remove();
+                continue;
+            }
+            char state = processState(s.pid);
+            if (state == 0) { // gone: its exit is reported by the job
+                it.remove();
+            } else if (state != 'T' && state != 't') {
+                s.stoppedSinceNs = 0;
+            } else if (s.stoppedSinceNs == 0 || late) {
+                s.stoppedSinceNs = now;
+            } else if (now - s.stoppedSinceNs > timeoutNs) {
+                it.remove();
+                String how = "was stopped (process state " + state + ") for " + beatTimeoutMs + " ms before its first heartbeat";
+                if (s.rank < 0) {
+                    events.spareSilent(s.procId, how + " (stopped before it reported ready)");
+                } else {
+                    events.failureReported(-1, s.rank, s.procId, how + " (stopped before "
+                            + (isReplacement(s) ? "it joined the job as a replacement" : "the job started") + ")");
+                }
+            }
+        }
+    }
+
+    /** Whether {@code s} is a replacement: started after the job's own processes, with a higher process id than any of theirs. */
+    private boolean isReplacement(Starting s) {
+        return s.procId > size;
+    }
+
+    /**
+     * The state letter of process {@code pid} in {@code /proc/PID/stat} (the field after the
+     * command name in parentheses, which may itself hold spaces and parentheses), or 0 if the
+     * process is gone or the file cannot be read.
+     */
+    static char processState(long pid) {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+            int close = stat.lastIndexOf(')');
+            return close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : 0;
+        } catch (IOException | RuntimeException e) {
+            return 0;
         }
     }
 
@@ -184,6 +275,12 @@ public final class Controller implements AutoCloseable {
         long now = System.nanoTime();
         c.heardNs = now;
         c.watchedSinceNs = now;
+        long procId = c.spareProcId != 0 ? c.spareProcId : c.rank >= 0 ? procIdOf(c.rank) : 0;
+        if (procId != 0) beating.add(procId);
+    }
+
+    private synchronized long procIdOf(int rank) {
+        return procIds[rank];
     }
 
     /** Whether every rank got the job's table: the job has started (MPI_Init's exchange is complete). */
@@ -509,7 +606,7 @@ public final class Controller implements AutoCloseable {
                 events.failureReported(-1, r, c.spareProcId, "sent no heartbeat for " + beatTimeoutMs
                         + " ms (a warm spare taking over the rank: stopped or hung)");
             } else {
-                events.spareSilent(c.spareProcId, beatTimeoutMs);
+                events.spareSilent(c.spareProcId, "sent no heartbeat for " + beatTimeoutMs + " ms (stopped or hung)");
             }
             return;
         }

@@ -234,6 +234,7 @@ final class Job implements Controller.Events {
             running++;
         }
         console.log("started rank " + rank + " as pid " + p.pid());
+        controller.watchStart(rank, procIds[rank], p.pid()); // stopped before its first beat
         forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, rank, spec.tagOutput()));
         forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, rank, spec.tagOutput()));
         watchExit(p, "ftmpirun-wait-" + rank, x -> rankExited(rank, x));
@@ -305,6 +306,7 @@ final class Job implements Controller.Events {
             killList.add(p.toHandle());
         }
         console.log("started warm spare process id " + id + " as pid " + p.pid());
+        controller.watchStart(-1, id, p.pid()); // stopped before it reports ready
         forwarders.add(OutputForwarder.start(p.getInputStream(), console, false, -1, spec.tagOutput()));
         forwarders.add(OutputForwarder.start(p.getErrorStream(), console, true, -1, spec.tagOutput()));
         watchExit(p, "ftmpirun-wait-spare-" + id, x -> spareExited(id, x));
@@ -452,14 +454,13 @@ final class Job implements Controller.Events {
     }
 
     @Override
-    public void spareSilent(long procId, long silentMs) {
+    public void spareSilent(long procId, String how) {
         Process p;
         synchronized (this) {
             p = spares.get(procId);
             if (p == null || ending) return; // taken over meanwhile (its rank's beats watch it now), or the end
         }
-        console.message("warm spare (pid " + p.pid() + ", process id " + procId + ") sent no heartbeat for " + silentMs
-                + " ms (stopped or hung); killed it (SIGKILL)");
+        console.message("warm spare (pid " + p.pid() + ", process id " + procId + ") " + how + "; killed it (SIGKILL)");
         fence(p); // its exit takes it out of the job (spareExited)
     }
 
@@ -829,7 +830,15 @@ final class Job implements Controller.Events {
             // declared hung, not ended by itself: no sign that another replacement would fail
             // before MPI_Init the same way (a warm spare stopped as it was handed the rank)
             replaced[rank] = false;
-            if (!checkAllLost(FENCED_STATUS) && rebuild) respawn(rank);
+            if (checkAllLost(FENCED_STATUS) || !rebuild) return;
+            if (controller.exchangeComplete()) {
+                respawn(rank);
+            } else { // as actOnDeath: no started job to join
+                String why = "rank " + rank + " " + how + "; comm-mode rebuild replaces ranks of a started job only";
+                console.message(why + "; aborting the job");
+                controller.notifyAbort(FENCED_STATUS, why);
+                terminate(FENCED_STATUS);
+            }
         } else if (firstNonZero == 0) {
             firstNonZero = FENCED_STATUS;
         }

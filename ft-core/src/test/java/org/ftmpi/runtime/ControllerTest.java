@@ -126,6 +126,30 @@ class ControllerTest {
         return cs;
     }
 
+    /**
+     * The process state the launcher reads for processes that do not beat yet: a running or
+     * sleeping process is not stopped, a stopped one reads T, a gone one 0. A stopped child
+     * process (a real SIGSTOP) is what {@code Controller.watchStart} looks for.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theProcessStateOfARunningAStoppedAndAGoneProcess() throws Exception {
+        char self = Controller.processState(ProcessHandle.current().pid());
+        assertTrue(self == 'R' || self == 'S', "state " + self);
+        Process p = new ProcessBuilder("sleep", "60").start();
+        try {
+            Signals.send(p.pid(), Signals.SIGSTOP);
+            org.ftmpi.testutil.Await.until("the child stopped", java.time.Duration.ofSeconds(30),
+                    () -> Controller.processState(p.pid()) == 'T');
+            Signals.send(p.pid(), Signals.SIGCONT);
+            org.ftmpi.testutil.Await.until("the child running again", java.time.Duration.ofSeconds(30),
+                    () -> Controller.processState(p.pid()) == 'S');
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+        assertEquals(0, Controller.processState(p.pid()), "reaped: no /proc entry");
+    }
+
     @Test
     void exchangeThenFinalizeBarrierWaitsForEveryLiveRank() throws Exception {
         List<ControlClient> cs = exchangeAll();

@@ -445,6 +445,50 @@ class RecoverySystemTest {
         has(r, "rank 1 finalized");
     }
 
+    /**
+     * A replacement stopped before MPI_Init (before it registers, so before it beats): the
+     * launcher finds it stopped in /proc for hb-timeout, declares it failed, kills it and starts
+     * another one, and the job ends as any REBUILD. Before session 19 nothing watched a
+     * replacement before its table: the survivors waited for it for ever.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aReplacementStoppedBeforeItJoinsIsDeclaredFailedAndReplacedAgain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        FtmpirunSystemTest.Result r = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
+                "--recovery-mode", "auto", "--hb-timeout", "1000"), "stop-before-init", "1", dir.toString()), null, null)
+                .await(110);
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(java.util.regex.Pattern.compile("rank 1 \\(pid \\d+\\) was stopped \\(process state T\\) for 1000 ms"
+                + " before its first heartbeat \\(stopped before it joined the job as a replacement\\); killed it"
+                + " \\(SIGKILL\\), the survivors recover").matcher(r.err()).find(), r.err());
+        assertEquals(2, r.err().lines().filter(l -> l.contains("started a replacement for rank 1")).count(), r.err());
+        for (int me = 0; me < 3; me++) {
+            has(r, "rank " + me + " sum 3");
+            has(r, "rank " + me + " finalized");
+        }
+    }
+
+    /**
+     * A rank stopped before MPI_Init: the others wait in MPI_Init for the job's table, which
+     * needs every rank. The launcher finds it stopped for hb-timeout and ends the job with a
+     * message, under ABORT and under REBUILD alike (no started job to recover). Before session 19
+     * the job waited for ever.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"abort", "rebuild"})
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRankStoppedBeforeTheJobStartedEndsTheJob(String commMode) throws Exception {
+        FtmpirunSystemTest.Result r = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--comm-mode", commMode,
+                "--recovery-mode", "auto", "--hb-timeout", "1000"), "stop-before-init-rank", "1"), null, null).await(110);
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        String stopped = "was stopped (process state T) for 1000 ms before its first heartbeat (stopped before the job started)";
+        assertTrue(r.err().contains(commMode.equals("abort") ? stopped + "; aborting the job (comm-mode abort)"
+                : "rank 1 " + stopped + "; comm-mode rebuild replaces ranks of a started job only; aborting the job"), r.err());
+        assertFalse(r.err().contains("started a replacement"), r.err());
+        assertFalse(r.out().contains("finalized"), r.out());
+    }
+
     @Test
     void aReplacementThatEndsBeforeMpiInitIsNotReplacedAgain() throws Exception {
         FtmpirunSystemTest.Result r = FtmpirunSystemTest.run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",

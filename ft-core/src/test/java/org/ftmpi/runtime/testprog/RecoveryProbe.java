@@ -41,6 +41,11 @@ import mpi.Status;
  *     (the test stops a replacement meanwhile), then sums the ranks;</li>
  * <li>{@code crash-before-init VICTIM}: rank VICTIM exits 1 before {@code MPI.Init}; the others
  *     call it.</li>
+ * <li>{@code stop-before-init VICTIM DIR}: as {@code rebuild VICTIM}, but the first replacement
+ *     (no marker file in DIR yet) makes the marker and stops itself (SIGSTOP) before {@code
+ *     MPI.Init}, so before it registers or beats;</li>
+ * <li>{@code stop-before-init-rank VICTIM}: rank VICTIM stops itself (SIGSTOP) before {@code
+ *     MPI.Init}; the others call it (and wait in it for the job's table).</li>
  * <li>{@code spare-pool VICTIM GATE}: the ranks run allreduces until the file GATE exists (the
  *     test changes the spare pool meanwhile), then as {@code rebuild VICTIM}.</li>
  * </ul>
@@ -58,6 +63,23 @@ public final class RecoveryProbe {
             mode = "rebuild";
         }
         if (mode.equals("crash-before-init") && args[1].equals(System.getenv("FTMPI_RANK"))) System.exit(1);
+        if (mode.equals("stop-before-init")) { // rebuild, but the first replacement stops itself before MPI_Init
+            java.nio.file.Path marker = java.nio.file.Path.of(args[2], "stopped-replacement");
+            if (System.getenv().getOrDefault("FTMPI_OPTIONS", "").contains("restarted=true")
+                    && !java.nio.file.Files.exists(marker)) {
+                java.nio.file.Files.createFile(marker);
+                org.ftmpi.runtime.Signals.send(ProcessHandle.current().pid(), org.ftmpi.runtime.Signals.SIGSTOP);
+            }
+            mode = "rebuild";
+            args = new String[] {mode, args[1]};
+        }
+        if (mode.equals("stop-before-init-rank")) { // rank VICTIM stops itself before MPI_Init
+            if (args[1].equals(System.getenv("FTMPI_RANK"))) {
+                org.ftmpi.runtime.Signals.send(ProcessHandle.current().pid(), org.ftmpi.runtime.Signals.SIGSTOP);
+            }
+            mode = "rebuild";
+            args = new String[] {mode, args[1]};
+        }
         MPI.Init(args);
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
