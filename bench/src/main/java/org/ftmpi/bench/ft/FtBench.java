@@ -20,7 +20,7 @@ import mpi.Request;
  *     and 1, and an application loop (compute + one-double allreduce) on every rank, each the
  *     median of {@value #OVERHEAD_BLOCKS} interleaved blocks; run with {@code --hb-period 50}
  *     (the default) and {@code --hb-period 0} (detector off).</li>
- * <li>{@code ft-detect kill|stop}: rank 0 sends SIGKILL/SIGSTOP to the last rank while every
+ * <li>{@code ft-detect kill|stop [cold-wait]}: rank 0 sends SIGKILL/SIGSTOP to the last rank while every
  *     other rank waits in a receive from it; prints, per survivor, the time from the signal to
  *     the receive's {@code ProcFailedException} (wall clock of this machine, microseconds).</li>
  * <li>{@code ft-agree}: agree, one-int allreduce and shrink without failures, then right after
@@ -49,8 +49,9 @@ public final class FtBench {
             err.println("bench ft-overhead: the only argument is 'paired', got '" + args[1] + "'");
             return 2;
         }
-        if (name.equals("ft-detect") && (args.length < 2 || !(args[1].equals("kill") || args[1].equals("stop")))) {
-            err.println("bench ft-detect: expected kill or stop as the argument");
+        if (name.equals("ft-detect") && (args.length < 2 || !(args[1].equals("kill") || args[1].equals("stop"))
+                || args.length > 2 && !(args.length == 3 && args[2].equals("cold-wait")))) {
+            err.println("bench ft-detect: expected kill or stop as the argument, then optionally cold-wait");
             return 2;
         }
         MPI.Init(args);
@@ -67,7 +68,7 @@ public final class FtBench {
                         if (args.length > 1 && args[1].equals("paired")) status = overheadPaired(world, out, err);
                         else overhead(world, out);
                     }
-                    case "ft-detect" -> detect(world, args[1].equals("stop"), out);
+                    case "ft-detect" -> detect(world, args[1].equals("stop"), args.length < 3, out);
                     default -> agree(world, out);
                 }
             }
@@ -340,10 +341,25 @@ public final class FtBench {
      * Two rounds when np >= 3: the last rank is signalled first ("cold": the survivors' failure
      * path runs for the first time in their JVMs), then the last of the remaining ranks ("warm").
      */
-    static void detect(Intracomm world, boolean stop, PrintStream out) throws Exception {
+    static void detect(Intracomm world, boolean stop, boolean warmWait, PrintStream out) throws Exception {
         org.ftmpi.runtime.Signals.prepare(); // not linked while the clock runs
         awaitWarmUp();
         int n = world.getSize(), rank = world.getRank();
+        if (warmWait) {
+            // The survivors are told in a receive's wait. A running application has waited in
+            // receives long before its first failure, and a C program's wait is compiled code
+            // from the start; here the wait loop would otherwise run hot for the first time right
+            // at the kill, with the JIT compiling it on the 2 cores the notice needs (session 19;
+            // `cold-wait` keeps it that way). The failure path itself stays cold in round 1.
+            int[] token = new int[1];
+            for (int i = 0; i < WARM_WAITS; i++) {
+                Request r = world.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, (rank + n - 1) % n, 78);
+                if (rank == 0) world.send(token, 1, MPI.INT, 1, 78);
+                r.waitFor();
+                if (rank != 0) world.send(token, 1, MPI.INT, (rank + 1) % n, 78);
+            }
+            awaitWarmUp();
+        }
         long[] pids = new long[n];
         world.allGather(new long[] {ProcessHandle.current().pid()}, 1, MPI.LONG, pids, 1, MPI.LONG);
         Intracomm cur = world;
@@ -440,6 +456,9 @@ public final class FtBench {
         Arrays.sort(s);
         return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
+
+    /** ft-detect's untimed ring passes of a receive waited for, before the failure (unless {@code cold-wait}). */
+    static final int WARM_WAITS = 2000;
 
     /** ft-agree's untimed agree/allreduce pairs and shrinks before the measured ones. */
     static final int WARM_PAIRS = 2000, WARM_SHRINKS = 200;
