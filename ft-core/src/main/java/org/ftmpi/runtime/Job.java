@@ -424,6 +424,11 @@ final class Job implements Controller.Events {
         }
     }
 
+    /** Under REBUILD with warm spares: removes the files dead process {@code procId} made ahead for them, after the failure's delay. */
+    private synchronized void removeSpareFilesLater(long procId) {
+        if (madeFilesForSpares) afterFailure.later(new SpareFilesOf(SharedMemoryFiles.dir(spec.options()), jobId, procId));
+    }
+
     /** What survivors are told of a death the watch saw, before its exit status is known. */
     static final String WATCHED_HOW = "died (its process ended before MPI_Finalize)";
 
@@ -635,7 +640,7 @@ final class Job implements Controller.Events {
      */
     private synchronized void actOnDeath(int rank, int status, String noticeHow) {
         if (noticeHow != null) controller.notifyFailure(rank, procIds[rank], noticeHow);
-        if (madeFilesForSpares) afterFailure.later(new SpareFilesOf(SharedMemoryFiles.dir(spec.options()), jobId, procIds[rank]));
+        removeSpareFilesLater(procIds[rank]);
         int code = status != 0 ? status : 1;
         if (abortOnFailure) {
             controller.notifyAbort(code, "rank " + rank + " " + (noticeHow != null ? noticeHow : how(status)));
@@ -826,6 +831,7 @@ final class Job implements Controller.Events {
         String line = what + "; killed it (SIGKILL), the survivors "
                 + (recovering ? "recover (" + modes() + ")" : "continue (recovery-mode ignore)");
         afterFailure.later(new Message(console, p, line));
+        removeSpareFilesLater(procId); // after the fence: queued in order
         if (recovering) {
             // declared hung, not ended by itself: no sign that another replacement would fail
             // before MPI_Init the same way (a warm spare stopped as it was handed the rank)
