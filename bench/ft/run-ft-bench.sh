@@ -144,7 +144,7 @@ if [[ ,$only, == *,agree,* ]]; then
         for af in $afs; do
             sel=$(grep "^agree-np$np-af$af " "$raw" || true)
             printf "## ft-agree np %s agree-fast %s, %s jobs, medians:" "$np" "$af" "$trials"
-            for k in agree_us allreduce_us ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us \
+            for k in agree_us allreduce_us ratio loop_agree_us loop_allreduce_us loop_ratio shrink_us first_agree_us agree_acked_us shrink_after_us agree_on_shrunk_us \
                      shrink_failed_us agree_failed_us; do
                 printf " %s %s" "$k" "$(field $k <<< "$sel" | median)"
             done
