@@ -158,9 +158,8 @@ public final class ControlClient implements RankRuntime {
         try {
             JobInfo info = table.get();
             long beatMs = Long.parseLong(p.option(HB_CONTROL, "0"));
-            if (beatMs > 0 && !registered) { // a warm spare beats on this connection since its assignment (Spare)
-                Thread.ofPlatform().name("ftmpi-control-beat").daemon()
-                        .start(() -> beat(out, beatMs, () -> closed.get() || controllerGone));
+            if (!registered) { // a warm spare beats on this connection since its assignment (Spare)
+                startBeats("ftmpi-control-beat", out, beatMs, () -> closed.get() || controllerGone);
             }
             return info;
         } catch (InterruptedException e) {
@@ -230,7 +229,7 @@ public final class ControlClient implements RankRuntime {
      * under its monitor, every {@code periodMs} until {@code stop} or a failed write (the
      * controller is gone; the reader says so).
      */
-    static void beat(DataOutputStream out, long periodMs, java.util.function.BooleanSupplier stop) {
+    private static void beat(DataOutputStream out, long periodMs, java.util.function.BooleanSupplier stop) {
         Frame f = Frame.of(FrameType.BEAT);
         while (!stop.getAsBoolean()) {
             try {
@@ -242,6 +241,11 @@ public final class ControlClient implements RankRuntime {
             }
             java.util.concurrent.locks.LockSupport.parkNanos(periodMs * 1_000_000L);
         }
+    }
+
+    /** Starts {@link #beat} on daemon thread {@code name} when {@code periodMs} > 0 (beats are on). */
+    static void startBeats(String name, DataOutputStream out, long periodMs, java.util.function.BooleanSupplier stop) {
+        if (periodMs > 0) Thread.ofPlatform().name(name).daemon().start(() -> beat(out, periodMs, stop));
     }
 
     private void send(Frame f) throws IOException {

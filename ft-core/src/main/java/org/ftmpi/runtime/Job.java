@@ -72,8 +72,8 @@ final class Job implements Controller.Events {
     private String host;
     /** Warm spares (ftmpirun -sp) started and not assigned, by process id. */
     private final java.util.Map<Long, Process> spares = new java.util.LinkedHashMap<>();
-    /** Warm spares were started (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
-    private boolean madeFilesForSpares;
+    /** The job starts warm spares (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
+    private final boolean withSpares;
     /** Spare processes that took over a rank. */
     private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -125,6 +125,7 @@ final class Job implements Controller.Events {
         abortOnFailure = abortsOnFailure(spec.options());
         recovering = recoversFromFailure(spec.options());
         rebuild = recovering && "rebuild".equals(spec.options().get("comm-mode"));
+        withSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0")) > 0;
         maxRespawns = Integer.parseInt(spec.options().getOrDefault("max-respawns", Integer.toString(Integer.MAX_VALUE)));
         spareWaitMs = Long.parseLong(spec.options().getOrDefault("spare-wait", Long.toString(DEFAULT_SPARE_WAIT_MS)));
         afterFailure = new AfterFailure(AfterFailure.delayMs(spec.options()), this::internalError);
@@ -274,9 +275,6 @@ final class Job implements Controller.Events {
      * its classes, connects to the controller and waits to take over a failed rank.
      */
     private void spawnSpare() throws IOException {
-        synchronized (this) {
-            madeFilesForSpares = true;
-        }
         List<String> cmd = new ArrayList<>(rankCommand);
         if (spec.mainClass() != null) cmd.add(spec.mainClass());
         cmd.addAll(spec.programArgs());
@@ -425,8 +423,8 @@ final class Job implements Controller.Events {
     }
 
     /** Under REBUILD with warm spares: removes the files dead process {@code procId} made ahead for them, after the failure's delay. */
-    private synchronized void removeSpareFilesLater(long procId) {
-        if (madeFilesForSpares) afterFailure.later(new SpareFilesOf(SharedMemoryFiles.dir(spec.options()), jobId, procId));
+    private void removeSpareFilesLater(long procId) {
+        if (withSpares) afterFailure.later(new SpareFilesOf(SharedMemoryFiles.dir(spec.options()), jobId, procId));
     }
 
     /** What survivors are told of a death the watch saw, before its exit status is known. */

@@ -83,9 +83,8 @@ final class Spare {
             Auth.client(in, out, secret);
             DeathWatch.awaitHeld(); // the controller starts watching at SPARE
             FrameCodec.write(out, ControlMessages.spare(FrameType.SPARE, procId, myHost, endpoints));
-            if (beatMs > 0) { // the controller takes a silent spare for hung (ControlClient.HB_CONTROL)
-                Thread.ofPlatform().name("ftmpi-spare-beat").daemon().start(() -> ControlClient.beat(out, beatMs, s::isClosed));
-            }
+            // the controller takes a silent spare for hung (ControlClient.HB_CONTROL)
+            ControlClient.startBeats("ftmpi-spare-beat", out, beatMs, s::isClosed);
             Frame f;
             while ((f = FrameCodec.read(in, FrameCodec.MAX_PAYLOAD)) != null) {
                 if (f.type() == FrameType.ASSIGN) {
@@ -136,10 +135,7 @@ final class Spare {
         org.ftmpi.p2p.FtTrace.early(org.ftmpi.p2p.FtTrace.REGISTERED, rank);
         // The controller watches the rank's beats from its table, sent now; the user's main may
         // run long before its MPI_Init reads it, so the beats start here, on the rank's connection.
-        if (beatMs > 0) {
-            Thread.ofPlatform().name("ftmpi-control-beat").daemon()
-                    .start(() -> ControlClient.beat(c.out(), beatMs, c.socket()::isClosed));
-        }
+        ControlClient.startBeats("ftmpi-control-beat", c.out(), beatMs, c.socket()::isClosed);
     }
 
     /** Loads the rank classes, then runs {@link WarmUp#run} in full before the spare reports ready. */

@@ -435,6 +435,13 @@ public final class FtBench {
         void run() throws MPIException;
     }
 
+    /** {@code op} {@code n} times in a row, as one operation. */
+    static Op times(int n, Op op) {
+        return () -> {
+            for (int i = 0; i < n; i++) op.run();
+        };
+    }
+
     /** Times op alone after a barrier of {@code sync}; returns the maximum over the ranks of {@code sync}, in us. */
     static double timed(Intracomm sync, Op op) throws MPIException {
         sync.barrier();
@@ -487,12 +494,7 @@ public final class FtBench {
         // Back to back (the OSU and ULFM benchmarks' other form): LOOP_CALLS calls timed together,
         // per call, the maximum over the ranks; rounds interleaved, median. Its steady state
         // needs a warm-up of its own (4 fresh JVMs at np 4: 290 us per agree over the first 5 000).
-        Op agreeLoop = () -> {
-            for (int i = 0; i < LOOP_CALLS; i++) world.agree(1);
-        };
-        Op allReduceLoop = () -> {
-            for (int i = 0; i < LOOP_CALLS; i++) world.allReduce(one, res, 1, MPI.INT, MPI.SUM);
-        };
+        Op agreeLoop = times(LOOP_CALLS, agreeOp), allReduceLoop = times(LOOP_CALLS, allReduceOp);
         for (int round = 0; round < WARM_LOOPS; round++) {
             timed(world, agreeLoop);
             timed(world, allReduceLoop);
