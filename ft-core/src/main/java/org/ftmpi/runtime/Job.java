@@ -74,6 +74,15 @@ final class Job implements Controller.Events {
     private final java.util.Map<Long, Process> spares = new java.util.LinkedHashMap<>();
     /** The job starts warm spares (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
     private final boolean withSpares;
+    /**
+     * Job option {@code idle-teardown} (default true): when the death watch sees a process die,
+     * the controller, right after telling the survivors, moves the dying process's threads to
+     * SCHED_IDLE ({@link Signals#idle}). Its teardown (the kernel freeing a JVM's memory, 2-6 ms
+     * of CPU on the test machine) then runs when a CPU is free, not in turns with the survivors'
+     * recovery.
+     */
+    static final String IDLE_TEARDOWN = "idle-teardown";
+    private boolean idleTeardown; // set in run() before any watcher thread starts
     /** Spare processes that took over a rank. */
     private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -145,6 +154,8 @@ final class Job implements Controller.Events {
         // slot = process id - 1: the ranks, the spares, and room for replacements
         afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
+        idleTeardown = deathWatch != null && !"false".equals(spec.options().getOrDefault(IDLE_TEARDOWN, "true"))
+                && Signals.prepareIdle();
         for (int r = 0; r < n; r++) {
             try {
                 spawn(r, host, false);
@@ -343,6 +354,7 @@ final class Job implements Controller.Events {
         int told = controller.unfinalizedRank(procId);
         if (told >= 0) controller.notifyFailure(told, procId, WATCHED_HOW); // every survivor waits for it
         long sentNs = System.nanoTime();
+        if (idleTeardown) Signals.idle(pid); // its teardown, ms of CPU, runs when nothing else wants one
         boolean eofFirst = controller.connectionEnded(procId);
         Process dead = null;
         synchronized (this) {
