@@ -71,6 +71,7 @@ final class Recovery implements Engine.Rebind {
                 : MPI.FTMPI_COLL_MODE_NONATOMIC;
         auto = engine.recovers() && recoveryMode == MPI.FTMPI_RECOVERY_MODE_AUTO;
         trace = engine.trace().on();
+        if (trace) TraceLine.class.getName(); // loaded now, not in the first recovery
     }
 
     void addListener(RecoveryListener l) {
@@ -162,12 +163,8 @@ final class Recovery implements Engine.Rebind {
         if (trace) {
             long end = System.nanoTime();
             engine.trace().record(end, FtTrace.DONE, engine.generation(), 0);
-            String line = String.format("ftmpi: rank %d: recovery to generation %d: failed %s: notice to rebuilt"
-                    + " %.3f ms (recovery entered %.3f ms after the notice; waiting for replacements %.3f ms)",
-                    engine.rank(), engine.generation(), java.util.Arrays.toString(failedRanks), (end - notice) / 1e6,
-                    (start - notice) / 1e6, joined / 1e6);
-            System.err.println(line);
-            engine.trace().print(System.err, engine.rank());
+            engine.trace().printLater(System.err, engine.rank(), // after the other survivors' recoveries
+                    new TraceLine(engine.rank(), engine.generation(), failedRanks, end - notice, start - notice, joined));
         }
         notifying = true;
         try {
@@ -182,6 +179,16 @@ final class Recovery implements Engine.Rebind {
             }
         } finally {
             notifying = false;
+        }
+    }
+
+    /** The ft-trace summary of one recovery, built when the trace prints it, not on the recovery's path. */
+    private record TraceLine(int rank, int generation, int[] failedRanks, long rebuiltNs, long enteredNs, long joinedNs) {
+        @Override
+        public String toString() {
+            return String.format("ftmpi: rank %d: recovery to generation %d: failed %s: notice to rebuilt"
+                    + " %.3f ms (recovery entered %.3f ms after the notice; waiting for replacements %.3f ms)",
+                    rank, generation, java.util.Arrays.toString(failedRanks), rebuiltNs / 1e6, enteredNs / 1e6, joinedNs / 1e6);
         }
     }
 

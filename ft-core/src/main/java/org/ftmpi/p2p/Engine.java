@@ -232,7 +232,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (restarted) {
             awaitWelcome();
             trace.record(FtTrace.WELCOMED, generation, 0);
-            trace.print(System.err, rank);
+            trace.printLater(System.err, rank, null);
         }
     }
 
@@ -2590,6 +2590,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     @Override
     public void close() {
+        trace.flush();
         if (trace.all()) trace.print(System.err, rank); // ft-trace=all: the application's agreements too
         closed = true;
         pools.remove(); // the pools of other threads go with them (a rank's thread, MPI.Finalize's)

@@ -12,6 +12,11 @@ import java.io.PrintStream;
  * recording costs no allocation, string building or I/O on the failure path; the events are
  * printed afterwards, one line each ({@code ftmpi: trace: rank R: t=NS EVENT ...}), and
  * {@code bench/ft/timeline.sh} merges the lines of all processes of a job into one timeline.
+ * "Afterwards" is {@link #printLater}: {@link #PRINT_DELAY_MS} later on a thread of the trace's
+ * own, or at MPI_Finalize ({@link #flush}), whichever comes first. Printed at once, the lines
+ * of a survivor that had recovered took a core from the survivors still recovering: building
+ * them with {@code String.format} in code the JIT had never seen ran 1-1.4 ms on one of the 2
+ * CPUs of the test machine while a slower survivor waited for it (session 20).
  *
  * <p><b>Note:</b> thread-safe (records come from the control thread, the progress agent and
  * the recovering thread).
@@ -52,12 +57,22 @@ public final class FtTrace {
     private static int early;
     private static volatile boolean spare;
 
+    /** How long {@link #printLater} waits before it prints: longer than a warm recovery takes. */
+    public static final long PRINT_DELAY_MS = 200;
+
     private final boolean on;
     private final boolean messages;
     private final boolean all;
     private final long[] time;
     private final int[] what, a, b;
     private int count, dropped;
+    /** Printings handed to {@link #printLater}, oldest first (guarded by itself). */
+    private final java.util.ArrayDeque<Late> late = new java.util.ArrayDeque<>();
+    /** Held while printing, so that the printer thread and {@link #flush} keep each printing's lines together. */
+    private final Object printing = new Object();
+
+    /** One {@link #printLater}: a header line (its {@code toString}, built when printed), then the events. */
+    private record Late(long dueNanos, PrintStream out, int rank, Object header) {}
 
     /** A trace for the value of job option {@code ft-trace}: {@code true}, {@code messages}, {@code all}, or off. */
     public FtTrace(String option) {
@@ -69,6 +84,7 @@ public final class FtTrace {
         what = new int[capacity];
         a = new int[capacity];
         b = new int[capacity];
+        if (on) Thread.ofPlatform().daemon().name("ftmpi-trace").start(this::printLoop);
     }
 
     /** Whether phases are recorded. */
@@ -127,6 +143,64 @@ public final class FtTrace {
             early = 0;
             spare = false;
         }
+    }
+
+    /**
+     * Prints {@code header} (unless null; its {@code toString} is called then) and the events
+     * recorded by then, {@link #PRINT_DELAY_MS} from now on the trace's thread or at
+     * {@link #flush}, whichever comes first. Costs the failure path one small allocation.
+     */
+    public void printLater(PrintStream out, int rank, Object header) {
+        if (!on) return;
+        synchronized (late) {
+            late.addLast(new Late(System.nanoTime() + PRINT_DELAY_MS * 1_000_000L, out, rank, header));
+            late.notifyAll();
+        }
+    }
+
+    /** Prints every {@link #printLater} still waiting, now (MPI_Finalize). */
+    public void flush() {
+        if (!on) return;
+        synchronized (printing) {
+            while (true) {
+                Late l;
+                synchronized (late) {
+                    l = late.pollFirst();
+                }
+                if (l == null) return;
+                emit(l);
+            }
+        }
+    }
+
+    /** The trace thread: prints each {@link #printLater} when it is due. */
+    private void printLoop() {
+        try {
+            while (true) {
+                synchronized (late) {
+                    while (late.isEmpty()) late.wait();
+                    long wait = late.peekFirst().dueNanos() - System.nanoTime();
+                    if (wait > 0) {
+                        late.wait(Math.max(1, wait / 1_000_000L));
+                        continue;
+                    }
+                }
+                synchronized (printing) {
+                    Late l;
+                    synchronized (late) {
+                        l = late.pollFirst(); // null if flush took it meanwhile
+                    }
+                    if (l != null) emit(l);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void emit(Late l) {
+        if (l.header() != null) l.out().println(l.header());
+        print(l.out(), l.rank());
     }
 
     /** Prints the events recorded since the last call, one line each, and forgets them. */
