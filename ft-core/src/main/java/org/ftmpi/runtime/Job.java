@@ -397,7 +397,10 @@ final class Job implements Controller.Events {
         // now, so a later walk would not find it; a death seen through waitpid never killed one
         // either. Processes declared failed while alive (the heartbeat ring) are fenced with
         // their descendants: failureReported.
-        if (dead != null) dead.destroyForcibly();
+        // Through its ProcessHandle: Process.destroyForcibly also closes this end of the
+        // process's stdout and stderr pipes, and what it wrote before it died and the forwarders
+        // had not read yet was lost (its last lines, e.g. an --inject line; session 20).
+        if (dead != null) dead.toHandle().destroyForcibly();
     }
 
     /**

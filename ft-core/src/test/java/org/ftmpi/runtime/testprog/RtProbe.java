@@ -21,7 +21,8 @@ import org.ftmpi.runtime.RankRuntimes;
  * Rank program for the ftmpirun system tests; uses only the RankRuntime API. Modes:
  * {@code hello}, {@code stdin}, {@code exit RANK CODE} (after finalize), {@code kill RANK},
  * {@code abort RANK CODE}, {@code sleep}, {@code secret}, {@code throw RANK}, {@code cpus} (the
- * CPU affinity of the process and of all its threads).
+ * CPU affinity of the process and of all its threads), {@code last-words RANK LINES} (RANK writes
+ * 80 KB of filler and then LINES numbered lines to stdout, then SIGKILLs itself at once).
  */
 public final class RtProbe {
     private RtProbe() {}
@@ -68,6 +69,21 @@ public final class RtProbe {
             case "kill" -> {
                 // the victim dies a moment after start-up, once every rank has printed its line
                 if (me == Integer.parseInt(args[1])) Await.after(Duration.ofMillis(700), Await::killSelf);
+                Await.endedFromOutside();
+            }
+            case "last-words" -> {
+                if (me == Integer.parseInt(args[1])) {
+                    int n = Integer.parseInt(args[2]);
+                    org.ftmpi.runtime.Signals.prepare(); // the kill is then one system call
+                    String filler = "x".repeat(79) + "\n";
+                    StringBuilder b = new StringBuilder();
+                    for (int i = 0; i < 1000; i++) b.append(filler); // 80 KB: fills the reader's pipe
+                    for (int i = 1; i <= n; i++) b.append("rank ").append(me).append(" last words ").append(i)
+                            .append(" of ").append(n).append('\n');
+                    System.out.print(b);
+                    System.out.flush();
+                    Await.killSelf(); // all of it is in the pipes to ftmpirun by now
+                }
                 Await.endedFromOutside();
             }
             case "abort" -> {
