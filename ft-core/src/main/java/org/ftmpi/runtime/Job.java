@@ -49,7 +49,9 @@ final class Job implements Controller.Events {
     /** Whether the survivors recover from failures (see {@link #recoversFromFailure}). */
     private final boolean recovering;
     private final List<ProcessHandle> killList = new ArrayList<>();
-    private final List<Thread> forwarders = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<OutputForwarder> forwarders = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** How long a rank's output stream may stay silent and open after the job's end before ftmpirun stops waiting for it. */
+    private static final long OUTPUT_IDLE_MS = 2_000;
     /** Released when every process the job started has exited. */
     private final CountDownLatch allExited = new CountDownLatch(1);
     /** Processes started and not exited yet; {@link #spawning} while the initial ones start. */
@@ -193,8 +195,8 @@ final class Job implements Controller.Events {
         allExited.await();
         afterFailure.flush();
         stopSpares();
-        for (Thread t : List.copyOf(forwarders)) {
-            t.join(2_000);
+        for (OutputForwarder f : List.copyOf(forwarders)) {
+            f.awaitDrained(OUTPUT_IDLE_MS); // however long a slow reader of ftmpirun's output takes
         }
         controller.close();
         removeSharedMemory();

@@ -314,6 +314,32 @@ class FtmpirunSystemTest {
                 + r.out().lines().filter(l -> l.startsWith("rank 1 last words ")).reduce((a, b) -> b).orElse("none"));
     }
 
+    /**
+     * ftmpirun waits for a slow reader of its output: after the ranks have ended it delivers
+     * everything they wrote, however long the reader takes. The test holds ftmpirun's stdout
+     * until the ranks are gone and ftmpirun has had more than its 2 s for a silent stream; it
+     * used to give up then and exit, dropping what was still in the pipes.
+     */
+    @Test
+    void aSlowReaderOfTheOutputStillGetsAllOfItAfterTheRanksEnded() throws Exception {
+        int lines = 4000; // about 100 KB: the rank's pipe, the forwarder's buffer and ftmpirun's stdout pipe hold it
+        // whole lines: untagged output is raw chunks, and rank 0's lines may cut one of rank 1's
+        Run run = new Run(cmd(List.of("-np", "2", "--tag-output"), "chatty", "1", Integer.toString(lines)), null, null, true);
+        Pattern pid = Pattern.compile("rank (\\d) stderr pid (\\d+)\\n");
+        Await.until("both ranks said their pid", Duration.ofSeconds(40),
+                () -> pid.matcher(run.errSoFar()).results().count() == 2 || !run.p.isAlive());
+        List<Long> pids = pid.matcher(run.errSoFar()).results().map(m -> Long.parseLong(m.group(2))).toList();
+        assertEquals(2, pids.size(), run.errSoFar());
+        Await.until("both ranks ended", Duration.ofSeconds(40),
+                () -> pids.stream().noneMatch(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)));
+        assertFalse(run.p.waitFor(3, TimeUnit.SECONDS), "ftmpirun ended with output its reader had not taken");
+        Result r = run.await(); // reads stdout now
+        assertEquals(0, r.code(), r.err());
+        assertEquals(lines, r.out().lines().filter(l -> l.startsWith("[1] rank 1 chat ")).count(),
+                "lines of rank 1 forwarded");
+        assertTrue(r.out().contains("[1] rank 1 chat " + lines + " of " + lines + "\n"), "the last line");
+    }
+
     @Test
     void mpiAbortEndsTheJobWithItsCode() throws Exception {
         Run run = new Run(cmd(List.of("-np", "3"), "abort", "2", "7"), null, null);

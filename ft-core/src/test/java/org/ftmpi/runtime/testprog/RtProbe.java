@@ -22,7 +22,9 @@ import org.ftmpi.runtime.RankRuntimes;
  * {@code hello}, {@code stdin}, {@code exit RANK CODE} (after finalize), {@code kill RANK},
  * {@code abort RANK CODE}, {@code sleep}, {@code secret}, {@code throw RANK}, {@code cpus} (the
  * CPU affinity of the process and of all its threads), {@code last-words RANK LINES} (RANK writes
- * 80 KB of filler and then LINES numbered lines to stdout, then SIGKILLs itself at once).
+ * 80 KB of filler and then LINES numbered lines to stdout, then SIGKILLs itself at once),
+ * {@code chatty RANK LINES} (every rank says its pid on stderr; RANK then writes LINES numbered
+ * lines to stdout; all finalize).
  */
 public final class RtProbe {
     private RtProbe() {}
@@ -85,6 +87,17 @@ public final class RtProbe {
                     Await.killSelf(); // all of it is in the pipes to ftmpirun by now
                 }
                 Await.endedFromOutside();
+            }
+            case "chatty" -> {
+                System.err.println("rank " + me + " stderr pid " + ProcessHandle.current().pid());
+                System.err.flush();
+                if (me == Integer.parseInt(args[1])) {
+                    int n = Integer.parseInt(args[2]);
+                    StringBuilder b = new StringBuilder();
+                    for (int i = 1; i <= n; i++) b.append("rank ").append(me).append(" chat ").append(i).append(" of ").append(n).append('\n');
+                    System.out.print(b);
+                    System.out.flush();
+                }
             }
             case "abort" -> {
                 if (me == Integer.parseInt(args[1])) {
