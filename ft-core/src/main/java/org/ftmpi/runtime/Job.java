@@ -77,13 +77,32 @@ final class Job implements Controller.Events {
     /** The job starts warm spares (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
     private final boolean withSpares;
     /**
-     * Job option {@code idle-teardown} (default true): when the death watch sees a process die,
-     * the controller, right after telling the survivors, moves the dying process's threads to
-     * SCHED_IDLE ({@link Signals#idle}). Its teardown (the kernel freeing a JVM's memory, 2-6 ms
-     * of CPU on the test machine) then runs when a CPU is free, not in turns with the survivors'
-     * recovery.
+     * Job option {@code idle-teardown}: {@code auto} (the default), {@code true} or {@code false}.
+     * When the death watch sees a process die, the controller, right after telling the
+     * survivors, moves the dying process's threads to SCHED_IDLE ({@link Signals#idle}): its
+     * teardown (the kernel freeing a JVM's memory, 2-6 ms of CPU on the test machine) then runs
+     * when a CPU is free, not in turns with the survivors' recovery. {@code auto}: only when this
+     * host runs more of the job's processes than ftmpirun may use CPUs ({@link #idleTeardown}).
      */
     static final String IDLE_TEARDOWN = "idle-teardown";
+    /** The values of {@link #IDLE_TEARDOWN}. */
+    static final java.util.List<String> IDLE_TEARDOWN_VALUES = java.util.List.of("auto", "true", "false");
+
+    /**
+     * Whether a dying process's teardown goes to SCHED_IDLE: {@code value} of {@link
+     * #IDLE_TEARDOWN} for a job of {@code processes} (ranks and spares) on a host of {@code cpus}.
+     * Not by default where every process has a CPU: there it competes with nobody's recovery,
+     * and on CPUs that never idle (ranks that busy-poll) a SCHED_IDLE process gets a tiny share,
+     * so a large heap would stay allocated for seconds while a replacement starts.
+     */
+    static boolean idleTeardown(String value, int processes, int cpus) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> cpus > 0 && processes > cpus;
+        };
+    }
+
     private boolean idleTeardown; // set in run() before any watcher thread starts
     /** Spare processes that took over a rank. */
     private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
@@ -156,8 +175,9 @@ final class Job implements Controller.Events {
         // slot = process id - 1: the ranks, the spares, and room for replacements
         afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
-        idleTeardown = deathWatch != null && !"false".equals(spec.options().getOrDefault(IDLE_TEARDOWN, "true"))
-                && Signals.prepareIdle();
+        List<Integer> hostCpus = Binding.allowedCpus();
+        idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "auto"), n + nSpares,
+                hostCpus.isEmpty() ? Runtime.getRuntime().availableProcessors() : hostCpus.size()) && Signals.prepareIdle();
         for (int r = 0; r < n; r++) {
             try {
                 spawn(r, host, false);

@@ -245,6 +245,11 @@ public final class LauncherOptions {
                 throw new UsageException("job option " + k + " needs a whole number >= 0, got '" + v + "'");
             }
         }
+        String idle = options.get(Job.IDLE_TEARDOWN);
+        if (idle != null && !Job.IDLE_TEARDOWN_VALUES.contains(idle)) {
+            throw new UsageException("job option " + Job.IDLE_TEARDOWN + " is one of " + String.join(", ", Job.IDLE_TEARDOWN_VALUES)
+                    + ", got '" + idle + "'");
+        }
         String aot = options.get(AotCache.OPTION);
         if (aot != null && !AotCache.MODES.contains(aot)) {
             throw new UsageException("--aot (or $FTMPI_AOT) " + aot + " is not one of " + String.join(", ", AotCache.MODES));
