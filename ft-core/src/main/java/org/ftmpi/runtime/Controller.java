@@ -100,6 +100,8 @@ public final class Controller implements AutoCloseable {
     private final java.util.Set<Long> connectionEnded = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** hb-timeout (ms) for the beats of replacements and warm spares ({@link #watchBeats}); 0 when they are not watched. */
     private volatile int beatTimeoutMs;
+    /** Job option {@code start-timeout} ({@link #watchBeats}); 0: no limit. */
+    private volatile long startTimeoutMs;
     private int registered;
     private boolean tableSent;
     private boolean exitedUnregistered;
@@ -149,9 +151,13 @@ public final class Controller implements AutoCloseable {
      * Events#failureReported}), or, a waiting spare, taken out of the pool ({@link Events#spareSilent}).
      * A thread {@code ftmpirun-beats} checks four times per timeout; a check that comes late
      * (this process itself was descheduled) restarts every watch instead of counting the gap.
+     * The same thread watches processes in their start-up ({@link #watchStart}); one that has not
+     * reached MPI_Init {@code startTimeoutMs} after it was started (0: no limit) is declared
+     * failed too.
      */
-    public void watchBeats(long timeoutMs) {
+    public void watchBeats(long timeoutMs, long startTimeoutMs) {
         beatTimeoutMs = (int) Math.min(Integer.MAX_VALUE, timeoutMs);
+        this.startTimeoutMs = startTimeoutMs;
         Thread.ofPlatform().name("ftmpirun-beats").daemon().start(this::beatWatch);
     }
 
@@ -189,6 +195,8 @@ public final class Controller implements AutoCloseable {
         final int rank;
         final long procId;
         final long pid;
+        /** When the launcher started it. */
+        final long startedNs = System.nanoTime();
         /** Since when it has been seen stopped, 0 when it was not at the last check. */
         long stoppedSinceNs;
 
@@ -210,8 +218,10 @@ public final class Controller implements AutoCloseable {
      * the beats' thread reads its state in {@code /proc/PID/stat} at every check, and a process
      * found stopped (SIGSTOP, job control, a debugger: state T or t) for the beats' timeout is
      * declared failed as a silent one would be ({@link #silent}); a spare is taken out of the pool
-     * ({@link Events#spareSilent}). A process that hangs otherwise before its first beat (a
-     * deadlock in its start-up) is still not seen. Nothing is watched without beats.
+     * ({@link Events#spareSilent}). One that hangs otherwise (a deadlock in its start-up, a
+     * program that never calls MPI_Init) is declared failed the same way once it has not reached
+     * MPI_Init within the job's start timeout ({@link #watchBeats}). Nothing is watched without
+     * beats.
      */
     public void watchStart(int rank, long procId, long pid) {
         if (beatTimeoutMs > 0) starting.add(new Starting(rank, procId, pid));
@@ -230,8 +240,19 @@ public final class Controller implements AutoCloseable {
                 continue;
             }
             char state = processState(s.pid);
+            long limitNs = startTimeoutMs * 1_000_000L;
             if (state == 0) { // gone: its exit is reported by the job
                 it.remove();
+            } else if (limitNs > 0 && now - s.startedNs > limitNs && !registered(s)) {
+                it.remove();
+                String how = "did not reach MPI_Init within " + startTimeoutMs + " ms of its start (process state "
+                        + state + "; --opt start-timeout)";
+                if (s.rank < 0) {
+                    events.spareSilent(s.procId, how + " (it never reported ready)");
+                } else {
+                    events.failureReported(-1, s.rank, s.procId, how + " (it never "
+                            + (isReplacement(s) ? "joined the job as a replacement" : "registered; the job had not started") + ")");
+                }
             } else if (state != 'T' && state != 't') {
                 s.stoppedSinceNs = 0;
             } else if (s.stoppedSinceNs == 0 || late) {
@@ -247,6 +268,14 @@ public final class Controller implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Whether {@code s}, a rank of the job's start, has registered (it waits in MPI_Init for the
+     * others now); a replacement or spare leaves the watch when it registers ({@link #watch}).
+     */
+    private synchronized boolean registered(Starting s) {
+        return s.rank >= 0 && !isReplacement(s) && regs[s.rank] != null;
     }
 
     /** Whether {@code s} is a replacement: started after the job's own processes, with a higher process id than any of theirs. */

@@ -89,6 +89,22 @@ final class Job implements Controller.Events {
     static final java.util.List<String> IDLE_TEARDOWN_VALUES = java.util.List.of("auto", "true", "false");
 
     /**
+     * Job option {@code start-timeout} (ms, default {@link #DEFAULT_START_TIMEOUT_MS}; 0: none): a
+     * rank, replacement or warm spare that has not reached MPI_Init (registered with the
+     * controller) this long after ftmpirun started it is declared failed as a hung process:
+     * the job ends (a rank of a job that has not started), or it is killed and replaced (a
+     * REBUILD replacement), or it leaves the spare pool. Needs the heartbeats (not with
+     * {@code --hb-period 0}).
+     */
+    static final String START_TIMEOUT = "start-timeout";
+    /** Five minutes: far beyond a JVM's start on a loaded host, short of a week-long job's patience. */
+    static final long DEFAULT_START_TIMEOUT_MS = 300_000;
+
+    static long startTimeoutMs(java.util.Map<String, String> options) {
+        return Long.parseLong(options.getOrDefault(START_TIMEOUT, Long.toString(DEFAULT_START_TIMEOUT_MS)));
+    }
+
+    /**
      * Whether a dying process's teardown goes to SCHED_IDLE: {@code value} of {@link
      * #IDLE_TEARDOWN} for a job of {@code processes} (ranks and spares) on a host of {@code cpus}.
      * Not by default where every process has a CPU: there it competes with nobody's recovery,
@@ -165,7 +181,9 @@ final class Job implements Controller.Events {
     int run() throws IOException, InterruptedException {
         controller = new Controller(n, procIds, secret, InetAddress.getByName(spec.bindAddress()),
                 console, this);
-        if (ControlClient.heartbeatPeriodMs(jobOptions) > 0) controller.watchBeats(ControlClient.heartbeatTimeoutMs(jobOptions));
+        if (ControlClient.heartbeatPeriodMs(jobOptions) > 0) {
+            controller.watchBeats(ControlClient.heartbeatTimeoutMs(jobOptions), startTimeoutMs(spec.options()));
+        }
         Thread hook = new Thread(this::onShutdown, "ftmpirun-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         console.log("job " + HexFormat.of().toHexDigits(jobId) + ": controller at " + controller.address()

@@ -239,7 +239,7 @@ public final class LauncherOptions {
         if (np < 0) {
             throw new UsageException("missing -np N (number of ranks)");
         }
-        for (String k : List.of("max-respawns", "spare-wait", AfterFailure.OPTION)) {
+        for (String k : List.of("max-respawns", "spare-wait", AfterFailure.OPTION, Job.START_TIMEOUT)) {
             String v = options.get(k);
             if (v != null && !v.matches("\\d{1,9}")) {
                 throw new UsageException("job option " + k + " needs a whole number >= 0, got '" + v + "'");

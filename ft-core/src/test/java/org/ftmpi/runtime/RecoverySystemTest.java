@@ -455,18 +455,61 @@ class RecoverySystemTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aReplacementStoppedBeforeItJoinsIsDeclaredFailedAndReplacedAgain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
-        FtmpirunSystemTest.Result r = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--comm-mode", "rebuild",
-                "--recovery-mode", "auto", "--hb-timeout", "1000"), "stop-before-init", "1", dir.toString()), null, null)
-                .await(110);
+        replacementLostBeforeInitIsReplaced(List.of("--hb-timeout", "1000"), "stop-before-init", dir,
+                "was stopped \\(process state T\\) for 1000 ms before its first heartbeat \\(stopped before it joined the job"
+                        + " as a replacement\\)");
+    }
+
+    /**
+     * A REBUILD replacement that hangs before MPI_Init without being stopped (here: asleep for
+     * ever) is declared failed once it has not reached MPI_Init within {@code --opt
+     * start-timeout}, killed and replaced; the job ends as any REBUILD. Before session 20 the
+     * survivors waited for it for ever.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aReplacementThatHangsBeforeMpiInitIsDeclaredFailedAfterTheStartTimeout(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        replacementLostBeforeInitIsReplaced(List.of("--opt", "start-timeout=4000"), "hang-before-init", dir,
+                "did not reach MPI_Init within 4000 ms of its start \\(process state \\w; --opt start-timeout\\) \\(it never"
+                        + " joined the job as a replacement\\)");
+    }
+
+    /**
+     * np 3 REBUILD, rank 1 killed; its first replacement runs {@code mode} (RecoveryProbe) before
+     * MPI_Init: the launcher's line says {@code why} (a regex), a second replacement finishes the
+     * job, and every rank sums and finalizes.
+     */
+    private static void replacementLostBeforeInitIsReplaced(List<String> extra, String mode, java.nio.file.Path dir, String why)
+            throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("-np", "3", "--comm-mode", "rebuild", "--recovery-mode", "auto"));
+        args.addAll(extra);
+        FtmpirunSystemTest.Result r = new FtmpirunSystemTest.Run(cmd(args, mode, "1", dir.toString()), null, null).await(110);
         assertEquals(0, r.code(), r.out() + r.err());
-        assertTrue(java.util.regex.Pattern.compile("rank 1 \\(pid \\d+\\) was stopped \\(process state T\\) for 1000 ms"
-                + " before its first heartbeat \\(stopped before it joined the job as a replacement\\); killed it"
-                + " \\(SIGKILL\\), the survivors recover").matcher(r.err()).find(), r.err());
+        assertTrue(java.util.regex.Pattern.compile("rank 1 \\(pid \\d+\\) " + why + "; killed it \\(SIGKILL\\), the survivors"
+                + " recover").matcher(r.err()).find(), r.err());
         assertEquals(2, r.err().lines().filter(l -> l.contains("started a replacement for rank 1")).count(), r.err());
         for (int me = 0; me < 3; me++) {
             has(r, "rank " + me + " sum 3");
             has(r, "rank " + me + " finalized");
         }
+    }
+
+    /**
+     * A rank that hangs before MPI_Init (asleep, not stopped) while the others wait in MPI_Init
+     * for the job's table: the job ends with a message once it has not registered within
+     * {@code --opt start-timeout}. The ranks that registered in time are not blamed.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRankThatHangsBeforeMpiInitEndsTheJobAfterTheStartTimeout() throws Exception {
+        FtmpirunSystemTest.Result r = new FtmpirunSystemTest.Run(cmd(List.of("-np", "3", "--opt", "start-timeout=4000"),
+                "hang-before-init-rank", "1"), null, null).await(110);
+        assertNotEquals(0, r.code(), r.out() + r.err());
+        assertTrue(java.util.regex.Pattern.compile("rank 1 \\(pid \\d+\\) did not reach MPI_Init within 4000 ms of its start"
+                + " \\(process state \\w; --opt start-timeout\\) \\(it never registered; the job had not started\\); aborting"
+                + " the job").matcher(r.err()).find(), r.err());
+        assertFalse(java.util.regex.Pattern.compile("rank [02] \\(pid \\d+\\) did not reach").matcher(r.err()).find(), r.err());
     }
 
     /**

@@ -46,6 +46,8 @@ import mpi.Status;
  *     MPI.Init}, so before it registers or beats;</li>
  * <li>{@code stop-before-init-rank VICTIM}: rank VICTIM stops itself (SIGSTOP) before {@code
  *     MPI.Init}; the others call it (and wait in it for the job's table).</li>
+ * <li>{@code hang-before-init VICTIM DIR}, {@code hang-before-init-rank VICTIM}: the same, but
+ *     the process waits for ever (asleep, not stopped) instead of stopping itself.</li>
  * <li>{@code spare-pool VICTIM GATE}: the ranks run allreduces until the file GATE exists (the
  *     test changes the spare pool meanwhile), then as {@code rebuild VICTIM}.</li>
  * </ul>
@@ -56,6 +58,12 @@ public final class RecoveryProbe {
 
     private static int me;
 
+    /** SIGSTOP to this process, or (hang) a wait for ever: alive, running, never reaching MPI.Init. */
+    private static void stopOrHang(boolean hang) throws Exception {
+        if (hang) org.ftmpi.testutil.Await.endedFromOutside();
+        org.ftmpi.runtime.Signals.send(ProcessHandle.current().pid(), org.ftmpi.runtime.Signals.SIGSTOP);
+    }
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         if (mode.equals("crashing-replacement")) { // rebuild, but every replacement exits 1 before MPI_Init
@@ -63,20 +71,20 @@ public final class RecoveryProbe {
             mode = "rebuild";
         }
         if (mode.equals("crash-before-init") && args[1].equals(System.getenv("FTMPI_RANK"))) System.exit(1);
+        boolean hang = mode.startsWith("hang-before-init");
+        if (hang) mode = mode.replace("hang-", "stop-");
         if (mode.equals("stop-before-init")) { // rebuild, but the first replacement stops itself before MPI_Init
             java.nio.file.Path marker = java.nio.file.Path.of(args[2], "stopped-replacement");
             if (System.getenv().getOrDefault("FTMPI_OPTIONS", "").contains("restarted=true")
                     && !java.nio.file.Files.exists(marker)) {
                 java.nio.file.Files.createFile(marker);
-                org.ftmpi.runtime.Signals.send(ProcessHandle.current().pid(), org.ftmpi.runtime.Signals.SIGSTOP);
+                stopOrHang(hang);
             }
             mode = "rebuild";
             args = new String[] {mode, args[1]};
         }
         if (mode.equals("stop-before-init-rank")) { // rank VICTIM stops itself before MPI_Init
-            if (args[1].equals(System.getenv("FTMPI_RANK"))) {
-                org.ftmpi.runtime.Signals.send(ProcessHandle.current().pid(), org.ftmpi.runtime.Signals.SIGSTOP);
-            }
+            if (args[1].equals(System.getenv("FTMPI_RANK"))) stopOrHang(hang);
             mode = "rebuild";
             args = new String[] {mode, args[1]};
         }
