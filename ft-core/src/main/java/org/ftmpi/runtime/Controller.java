@@ -271,11 +271,12 @@ public final class Controller implements AutoCloseable {
     }
 
     /**
-     * Whether {@code s}, a rank of the job's start, has registered (it waits in MPI_Init for the
-     * others now); a replacement or spare leaves the watch when it registers ({@link #watch}).
+     * Whether {@code s}, a rank or a replacement, has registered: it waits in MPI_Init for the
+     * job's table, or, a replacement, for one started before it to join first. A spare leaves
+     * the watch when it reports ready ({@link #watch}).
      */
     private synchronized boolean registered(Starting s) {
-        return s.rank >= 0 && !isReplacement(s) && regs[s.rank] != null;
+        return s.rank >= 0 && procIds[s.rank] == s.procId && regs[s.rank] != null;
     }
 
     /** Whether {@code s} is a replacement: started after the job's own processes, with a higher process id than any of theirs. */
