@@ -77,12 +77,17 @@ final class Job implements Controller.Events {
     /** The job starts warm spares (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
     private final boolean withSpares;
     /**
-     * Job option {@code idle-teardown}: {@code auto} (the default), {@code true} or {@code false}.
+     * Job option {@code idle-teardown}: {@code false} (the default), {@code auto} or {@code true}.
      * When the death watch sees a process die, the controller, right after telling the
      * survivors, moves the dying process's threads to SCHED_IDLE ({@link Signals#idle}): its
      * teardown (the kernel freeing a JVM's memory, 2-6 ms of CPU on the test machine) then runs
      * when a CPU is free, not in turns with the survivors' recovery. {@code auto}: only when this
      * host runs more of the job's processes than ftmpirun may use CPUs ({@link #idleTeardown}).
+     * Off by default: a fresh-clone CI run with {@code auto} on saw a REBUILD job of two
+     * simultaneous deaths stall (a starting spare not ready within 10 s, a survivor declared
+     * hung). The teardown holds kernel locks that live processes need too (the shared-memory
+     * files' mapping locks, among others), and a SCHED_IDLE holder on busy CPUs makes them
+     * wait: a priority inversion, not proven but not ruled out either.
      */
     static final String IDLE_TEARDOWN = "idle-teardown";
     /** The values of {@link #IDLE_TEARDOWN}. */
@@ -194,7 +199,7 @@ final class Job implements Controller.Events {
         afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
         List<Integer> hostCpus = Binding.allowedCpus();
-        idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "auto"), n + nSpares,
+        idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "false"), n + nSpares,
                 hostCpus.isEmpty() ? Runtime.getRuntime().availableProcessors() : hostCpus.size()) && Signals.prepareIdle();
         for (int r = 0; r < n; r++) {
             try {
