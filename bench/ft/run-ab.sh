@@ -6,12 +6,12 @@
 #            first failure) and warm (its second), ms after the SIGKILL;
 #   agree:   bench ft-agree (--recovery-mode ignore): the first agree after a SIGKILL and the shrink
 #            after it (us, max over the ranks);
-#   recover: bench ft-recover, rank 1 SIGKILLed at its call 300, --recovery-mode auto
-#            --opt ft-trace=true: notice to COMM_WORLD rebuilt of the slowest survivor (ms) for
-#            SHRINK, BLANK and REBUILD with a warm spare (-sp 1).
+#   recover: bench ft-recover, rank 1 SIGKILLed (--kill-at as in run-ft-bench.sh: steady, the
+#            default, or jit), --recovery-mode auto --opt ft-trace=true: notice to COMM_WORLD
+#            rebuilt of the slowest survivor (ms) for SHRINK, BLANK and REBUILD with a warm spare (-sp 1).
 # Prints the median of each figure per variant, and the load average before and after.
 #
-#   bench/ft/run-ab.sh [--trials T] [--np N] [--only detect,agree,recover]
+#   bench/ft/run-ab.sh [--trials T] [--np N] [--only detect,agree,recover] [--kill-at steady|jit]
 #       --a NAME 'FTMPIRUN-OPTIONS' 'JVM-OPTIONS' --b NAME 'FTMPIRUN-OPTIONS' 'JVM-OPTIONS'
 #   e.g. bench/ft/run-ab.sh --a thp '' '' --b nothp '' '-XX:-UseTransparentHugePages'
 #        bench/ft/run-ab.sh --a warm '--opt ft-warmup=true' '' --b cold '--opt ft-warmup=false' ''
@@ -20,13 +20,14 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-trials=5 np=4 only="detect,agree,recover"
+trials=5 np=4 only="detect,agree,recover" killat=steady
 declare -a names=() fopts=() jopts=()
 while [ $# -gt 0 ]; do
     case $1 in
         --trials) trials=$2; shift 2 ;;
         --np) np=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
+        --kill-at) killat=$2; shift 2 ;;
         --a|--b) [ $# -ge 4 ] || { echo "run-ab.sh: $1 needs NAME, ftmpirun options and JVM options" >&2; exit 2; }
                  names+=("$2"); fopts+=("$3"); jopts+=("$4"); shift 4 ;;
         -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
@@ -36,6 +37,7 @@ done
 [ ${#names[@]} -eq 2 ] || { echo "run-ab.sh: give exactly --a and --b" >&2; exit 2; }
 [[ $trials =~ ^[1-9][0-9]*$ ]] || { echo "run-ab.sh: --trials expects a positive integer, got '$trials'" >&2; exit 2; }
 . "$here/lib.sh"
+recover_kill "$killat" || exit 2
 mkdir -p "$root/bench/results"
 raw="$root/bench/results/ab-$(date -u +%Y%m%d-%H%M%S).txt"
 : > "$raw"
@@ -72,7 +74,7 @@ for t in $(seq 1 "$trials"); do
             for k in shrink blank rebuild; do
                 extra=(); [ $k = rebuild ] && extra=(-sp 1)
                 one "$v" recover -np "$np" --comm-mode "$k" "${extra[@]}" --recovery-mode auto --opt ft-trace=true \
-                    --inject rank=1,at-call=300 -- ft-recover
+                    "${recover_inject[@]}" -- "${recover_prog[@]:1}"
             done
         fi
     done

@@ -3,7 +3,8 @@
 # bench ft-* programs through bin/ftmpirun, interleaved, and prints medians.
 #
 #   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--recover-np "4 8 16"]
-#                            [--agree-fast "auto 0 8"] [--only overhead,paired,detect,agree,sim,agree-sim,recover]
+#                            [--agree-fast "auto 0 8"] [--kill-at steady|jit]
+#                            [--only overhead,paired,detect,agree,sim,agree-sim,recover]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; a table of medians,
@@ -19,8 +20,10 @@
 #           interleaved, medians per value.
 # sim:      the simulated detector table (bench ft-sim).
 # agree-sim: the simulated agreement table (bench ft-agree-sim, N = 4..4096).
-# recover:  T jobs per --recover-np and recovery kind (bench ft-recover, rank 1 SIGKILLed at its
-#           call 300, --recovery-mode auto --opt ft-trace=true): SHRINK, BLANK, REBUILD with a warm
+# recover:  T jobs per --recover-np and recovery kind (bench ft-recover, --recovery-mode auto --opt
+#           ft-trace=true, rank 1 SIGKILLed; --kill-at steady, the default: 300 calls after every
+#           rank's JIT went quiet, 20 000 calls in; jit: at its call 300, while the JIT compiles the
+#           loop, the figure before session 21): SHRINK, BLANK, REBUILD with a warm
 #           spare (-sp 1), REBUILD by a cold respawn; per job the slowest survivor's "notice to
 #           rebuilt", then the median over the jobs (ms); also the median survivor; and a second
 #           table: from the last survivor's notice to the last COMM_WORLD rebuilt (the recovery
@@ -30,7 +33,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="auto" only="overhead,paired,detect,agree,sim,agree-sim,recover"
+rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="auto" killat=steady only="overhead,paired,detect,agree,sim,agree-sim,recover"
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
@@ -39,7 +42,8 @@ while [ $# -gt 0 ]; do
         --recover-np) rnps=$2; shift 2 ;;
         --agree-fast) afs=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        --kill-at) killat=$2; shift 2 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -49,12 +53,12 @@ done
 for v in $afs; do
     [[ $v =~ ^([0-9]+|auto)$ ]] || { echo "run-ft-bench.sh: --agree-fast expects auto or numbers of members (0 or more), got '$v'" >&2; exit 2; }
 done
+. "$here/lib.sh"
+recover_kill "$killat" || exit 2
 mkdir -p "$root/bench/results"
 raw="$root/bench/results/ft-$(date -u +%Y%m%d-%H%M%S).txt" # seconds: two runs in one minute must not share a file
 : > "$raw"
 echo "# $(date -u '+%F %T UTC'); $(uptime)" | tee -a "$raw"
-
-. "$here/lib.sh"
 job() { # job TAG ARGS...: runs one ftmpirun, appends its RESULT line tagged
     local tag=$1; shift
     local line
@@ -161,7 +165,7 @@ if [[ ,$only, == *,recover,* ]]; then
             for k in shrink blank rebuild-warm rebuild-cold; do
                 read -r -a o <<< "${kinds[$k]}"
                 err=$("$run" --timeout 600 -np "$np" "${o[@]}" --recovery-mode auto --opt ft-trace=true \
-                        --inject rank=1,at-call=300 bench ft-recover 2>&1 >/dev/null || true)
+                        "${recover_inject[@]}" "${recover_prog[@]}" 2>&1 >/dev/null || true)
                 # every survivor's "notice to rebuilt" of this job, one line
                 ms=$(sed -nE 's/.*recovery to generation 1: .*notice to rebuilt ([0-9.]+) ms.*/\1/p' <<< "$err" | paste -sd' ' - || true)
                 [ -n "$ms" ] || { echo "run-ft-bench.sh: no ft-trace line from ft-recover np $np $k" >&2; continue; }
@@ -176,7 +180,7 @@ if [[ ,$only, == *,recover,* ]]; then
             done
         done
     done
-    echo "## ft-recover: notice to COMM_WORLD rebuilt (ms), $trials jobs each, rank 1 SIGKILLed; median over jobs of the slowest survivor (of the median survivor)"
+    echo "## ft-recover: notice to COMM_WORLD rebuilt (ms), $trials jobs each, rank 1 SIGKILLed (--kill-at $killat); median over jobs of the slowest survivor (of the median survivor)"
     printf '%-5s %-14s %-14s %-14s %-14s\n' np shrink blank rebuild-warm rebuild-cold
     for np in $rnps; do
         printf '%-5s' "$np"

@@ -7,7 +7,7 @@ import mpi.MPIException;
 import mpi.ProcFailedException;
 
 /**
- * {@code bench ft-recover [ITERATIONS]}: the program of the recovery-time benchmark
+ * {@code bench ft-recover [ITERATIONS [QUIET_AT]]}: the program of the recovery-time benchmark
  * ({@code bench/ft/run-ft-bench.sh --only recover}). Every rank runs ITERATIONS (default 600)
  * one-int {@code allReduce}s; the script kills a rank part-way with {@code --inject
  * rank=R,at-call=N} and runs the job with {@code --comm-mode shrink|blank|rebuild
@@ -15,6 +15,14 @@ import mpi.ProcFailedException;
  * failure notice to COMM_WORLD rebuilt. After a failure the survivors (and, under REBUILD, the
  * replacement) agree on the iteration to continue from (an {@code allReduce(MAX)}) and finish
  * the loop; rank 0 prints one {@code RESULT} line with the size and the failures it saw.
+ *
+ * <p>With QUIET_AT, every rank stops once after that many iterations until its JIT compiler has
+ * had nothing to compile for 200 ms (at most 20 s), so that a kill a few hundred calls later
+ * ({@code ft-recover 21000 20000} with {@code at-call=20300}) comes in the steady state of a long
+ * run, as a failure of a week-long solver does: the loop's code is compiled and nothing else
+ * competes for the cores but the failure's own handling. Without it (the default) a kill at call
+ * 300 comes while the JIT compiles the loop it has just found hot (docs/benchmarks.md, "Session
+ * 21").
  */
 public final class RecoveryBench {
     private RecoveryBench() {}
@@ -29,24 +37,23 @@ public final class RecoveryBench {
 
     /** Runs the benchmark; returns the exit status. */
     public static int run(String[] args, PrintStream out, PrintStream err) throws MPIException {
-        int iterations = 600;
-        if (args.length > 1) {
-            try {
-                iterations = Integer.parseInt(args[1]);
-            } catch (NumberFormatException e) {
-                iterations = -1;
-            }
-            if (iterations < 1) {
-                err.println("bench ft-recover: ITERATIONS must be a positive integer, got '" + args[1] + "'");
-                return 2;
-            }
+        int iterations = args.length > 1 ? count(args[1]) : 600;
+        if (iterations < 1) {
+            err.println("bench ft-recover: ITERATIONS must be a positive integer, got '" + args[1] + "'");
+            return 2;
+        }
+        int quietAt = args.length > 2 ? count(args[2]) : -1;
+        if (args.length > 2 && (quietAt < 1 || quietAt >= iterations)) {
+            err.println("bench ft-recover: QUIET_AT must be a positive integer below ITERATIONS (" + iterations + "), got '"
+                    + args[2] + "'");
+            return 2;
+        }
+        if (args.length > 3) {
+            err.println("bench ft-recover: expected [ITERATIONS [QUIET_AT]], got " + (args.length - 1) + " arguments");
+            return 2;
         }
         MPI.Init(args);
-        try {
-            FtBench.awaitWarmUp(); // the injected failure comes after it (at-call counts from here)
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        awaitQuietJit(); // the injected failure comes after it (at-call counts from here)
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         int[] done = {0}, sum = new int[1];
@@ -60,7 +67,7 @@ public final class RecoveryBench {
                 }
                 while (done[0] < iterations) {
                     world.allReduce(new int[] {1}, sum, 1, MPI.INT, MPI.SUM);
-                    done[0]++;
+                    if (++done[0] == quietAt) awaitQuietJit();
                 }
                 break;
             } catch (ProcFailedException e) {
@@ -75,5 +82,24 @@ public final class RecoveryBench {
         out.flush();
         MPI.Finalize();
         return 0;
+    }
+
+    /** A whole number of at least 1, or -1. */
+    private static int count(String s) {
+        try {
+            int v = Integer.parseInt(s);
+            return v >= 1 ? v : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Waits for the library's warm-up thread and then for 200 ms without JIT compilations ({@link FtBench#awaitWarmUp}). */
+    private static void awaitQuietJit() {
+        try {
+            FtBench.awaitWarmUp();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -19,4 +19,23 @@ class FtBenchArgsTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("the only argument is 'paired', got 'pairs'"), err.toString(StandardCharsets.UTF_8));
         assertEquals("", out.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void ftRecoverChecksItsIterationsAndQuietPoint() throws Exception {
+        assertRecoverRejects(new String[] {"ft-recover", "0"}, "ITERATIONS must be a positive integer, got '0'");
+        assertRecoverRejects(new String[] {"ft-recover", "21000", "21000"},
+                "QUIET_AT must be a positive integer below ITERATIONS (21000), got '21000'");
+        assertRecoverRejects(new String[] {"ft-recover", "21000", "soon"},
+                "QUIET_AT must be a positive integer below ITERATIONS (21000), got 'soon'");
+        assertRecoverRejects(new String[] {"ft-recover", "21000", "20000", "1"}, "expected [ITERATIONS [QUIET_AT]], got 3 arguments");
+    }
+
+    private static void assertRecoverRejects(String[] args, String message) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int status = RecoveryBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, status);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains(message), err.toString(StandardCharsets.UTF_8));
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
 }
