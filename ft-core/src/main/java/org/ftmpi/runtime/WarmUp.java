@@ -40,7 +40,8 @@ import mpi.Status;
  *     ftmpi-warmup}) while the program starts ({@link RankMain}); never a REBUILD replacement,
  *     whose start-up is on the recovery path. Off by default: measured interleaved (docs/benchmarks.md,
  *     "Issues 7/8, session 5"), it made the first agree and a first SHRINK recovery faster but
- *     the detection of the job's first failure slower, and it costs about a second of CPU per rank.</li>
+ *     the detection of the job's first failure slower, and it costs CPU at start-up (about a second
+ *     per rank then; 0.2-0.4 s with the AOT cache, session 21).</li>
  * </ul>
  * The warm-up jobs have engines and connections of their own (the library keeps no static
  * state), are not counted by {@code --inject at-call}, print nothing, and a failure of them only
