@@ -304,14 +304,15 @@ class FtmpirunSystemTest {
     @Test
     void everythingARankWroteBeforeItsSigkillIsForwarded() throws Exception {
         int lines = 1500; // about 45 KB: with the 80 KB filler within the two pipes and the forwarder's buffer
-        Run run = new Run(cmd(List.of("-np", "2"), "last-words", "1", Integer.toString(lines)), null, null, true);
+        // whole lines: untagged output is raw chunks, and rank 0's "notified" line may cut one of rank 1's
+        Run run = new Run(cmd(List.of("-np", "2", "--tag-output"), "last-words", "1", Integer.toString(lines)), null, null, true);
         Await.until("ftmpirun reports rank 1's death", Duration.ofSeconds(40),
                 () -> run.errSoFar().contains("rank 1 (pid") || !run.p.isAlive());
         Result r = run.await(); // reads the held stdout now
         assertEquals(128 + 9, r.code(), r.err());
-        long seen = r.out().lines().filter(l -> l.startsWith("rank 1 last words ")).count();
+        long seen = r.out().lines().filter(l -> l.startsWith("[1] rank 1 last words ")).count();
         assertEquals(lines, seen, "lines of rank 1 forwarded; the last: "
-                + r.out().lines().filter(l -> l.startsWith("rank 1 last words ")).reduce((a, b) -> b).orElse("none"));
+                + r.out().lines().filter(l -> l.startsWith("[1] rank 1 last words ")).reduce((a, b) -> b).orElse("none"));
     }
 
     /**
