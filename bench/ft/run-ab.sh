@@ -74,7 +74,7 @@ for t in $(seq 1 "$trials"); do
             for k in shrink blank rebuild; do
                 extra=(); [ $k = rebuild ] && extra=(-sp 1)
                 one "$v" recover -np "$np" --comm-mode "$k" "${extra[@]}" --recovery-mode auto --opt ft-trace=true \
-                    "${recover_inject[@]}" -- "${recover_prog[@]:1}"
+                    "${recover_inject[@]}" -- "${recover_args[@]}"
             done
         fi
     done

@@ -166,7 +166,7 @@ if [[ ,$only, == *,recover,* ]]; then
             for k in shrink blank rebuild-warm rebuild-cold; do
                 read -r -a o <<< "${kinds[$k]}"
                 err=$("$run" --timeout 600 -np "$np" "${o[@]}" --recovery-mode auto --opt ft-trace=true \
-                        "${recover_inject[@]}" "${recover_prog[@]}" 2>&1 >/dev/null || true)
+                        "${recover_inject[@]}" bench "${recover_args[@]}" 2>&1 >/dev/null || true)
                 # every survivor's "notice to rebuilt" of this job, one line
                 ms=$(sed -nE 's/.*recovery to generation 1: .*notice to rebuilt ([0-9.]+) ms.*/\1/p' <<< "$err" | paste -sd' ' - || true)
                 [ -n "$ms" ] || { echo "run-ft-bench.sh: no ft-trace line from ft-recover np $np $k" >&2; continue; }

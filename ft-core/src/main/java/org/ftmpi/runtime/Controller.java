@@ -233,6 +233,7 @@ public final class Controller implements AutoCloseable {
         synchronized (this) {
             started = tableSent;
         }
+        long limitNs = startTimeoutMs * 1_000_000L;
         for (java.util.Iterator<Starting> it = starting.iterator(); it.hasNext(); ) {
             Starting s = it.next();
             if (beating.contains(s.procId) || s.rank >= 0 && started && !isReplacement(s)) {
@@ -240,7 +241,6 @@ public final class Controller implements AutoCloseable {
                 continue;
             }
             char state = processState(s.pid);
-            long limitNs = startTimeoutMs * 1_000_000L;
             if (state == 0) { // gone: its exit is reported by the job
                 it.remove();
             } else if (limitNs > 0 && now - s.startedNs > limitNs && !registered(s)) {

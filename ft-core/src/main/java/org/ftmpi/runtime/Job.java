@@ -125,6 +125,8 @@ final class Job implements Controller.Events {
     }
 
     private boolean idleTeardown; // set in run() before any watcher thread starts
+    /** The CPUs ftmpirun may use (its affinity, else the JVM's count), as the ranks are told in {@code host-cpus}. */
+    private final int hostCpus;
     /** Spare processes that took over a rank. */
     private final java.util.Set<Process> assignedSpares = new java.util.HashSet<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -161,7 +163,9 @@ final class Job implements Controller.Events {
         this.rankCommand = List.copyOf(rankCommand);
         this.console = console;
         this.n = spec.np();
-        this.jobOptions = Binding.jobOptions(spec.options(), Binding.allowedCpus());
+        List<Integer> allowed = Binding.allowedCpus();
+        this.jobOptions = Binding.jobOptions(spec.options(), allowed);
+        this.hostCpus = allowed.isEmpty() ? Runtime.getRuntime().availableProcessors() : allowed.size();
         SecureRandom rnd = new SecureRandom();
         rnd.nextBytes(secret);
         jobId = rnd.nextLong() & Long.MAX_VALUE;
@@ -198,9 +202,8 @@ final class Job implements Controller.Events {
         // slot = process id - 1: the ranks, the spares, and room for replacements
         afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
-        List<Integer> hostCpus = Binding.allowedCpus();
         idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "false"), n + nSpares,
-                hostCpus.isEmpty() ? Runtime.getRuntime().availableProcessors() : hostCpus.size()) && Signals.prepareIdle();
+                hostCpus) && Signals.prepareIdle();
         for (int r = 0; r < n; r++) {
             try {
                 spawn(r, host, false);
