@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import org.ftmpi.runtime.ControlListener;
 import org.ftmpi.runtime.JobInfo;
 import org.ftmpi.runtime.RankRuntime;
@@ -79,7 +78,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final String[] peerFailure;
     private final int procFailedClass;
 
-    final ReentrantLock lock = new ReentrantLock();
+    final ProgressLock lock = new ProgressLock();
     private final Map<Integer, MatchQueues> contexts = new HashMap<>();
     private final Map<Long, Request> byId = new HashMap<>();
     private final ArrayList<Request> pumping = new ArrayList<>();
