@@ -44,7 +44,8 @@ Options:
   --no-install             do not run install-peers.sh
   -h, --help               this help
   -- ARGS...               passed to every benchmark (e.g. -- -m 1:65536 -i 1000 -x 100)
-                           (-- --median: latency, allreduce, barrier report median calls;
+                           (-- --median: latency, allreduce, barrier report median calls,
+                           bw and bibw the median window's bandwidth;
                            see docs/benchmarks.md, "Median latency")
 
 Environment:
@@ -217,6 +218,7 @@ merge() {
         [[ " ${BENCH_ARGS[*]-} " == *" --median "* ]] && metric="each rank's median call, averaged over $NP ranks (us)"
     else
         [[ $bench == bw ]] && metric="bandwidth (MB/s, 1 MB = 10^6 B)" || metric="bi-directional bandwidth (MB/s, 1 MB = 10^6 B)"
+        [[ " ${BENCH_ARGS[*]-} " == *" --median "* ]] && metric="median window's $metric"
         better="HIGHER is better; ratio > 1 means FT-MPI/J is faster"
     fi
     echo "# FT-MPI/J vs peers: $bench, $metric; $better"

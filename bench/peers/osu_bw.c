@@ -14,20 +14,33 @@ int main(int argc, char **argv)
     char ack[ACK_BYTES] = {0};
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
     if (reqs == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+    double *wins = NULL;
     for (long size = o.min_size; size <= o.max_size; size = p2p_next_size(size)) {
         int iters = p2p_iterations(&o, size), skip = p2p_warmup(&o, size);
         double start = 0.0;
+        if (o.median && rank == 0) {
+            free(wins);
+            wins = malloc(sizeof *wins * (size_t)iters);
+            if (wins == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) {
             for (int i = 0; i < iters + skip; i++) {
                 if (i == skip) start = MPI_Wtime();
+                double t0 = wins != NULL ? MPI_Wtime() : 0.0;
                 for (int w = 0; w < o.window; w++)
                     MPI_Isend(sbuf, (int)size, MPI_BYTE, peer, 100, MPI_COMM_WORLD, &reqs[w]);
                 MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
                 MPI_Recv(ack, ACK_BYTES, MPI_BYTE, peer, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (wins != NULL && i >= skip) wins[i - skip] = MPI_Wtime() - t0;
             }
             double t = MPI_Wtime() - start;
-            p2p_row(size, (double)size / 1e6 * iters * o.window / t);
+            if (wins != NULL) {
+                p2p_row(size, (double)size / 1e6 * o.window / p2p_median(wins, iters));
+                p2p_distribution_per(size, wins, iters, 1, "us per window");
+            } else {
+                p2p_row(size, (double)size / 1e6 * iters * o.window / t);
+            }
         } else {
             for (int i = 0; i < iters + skip; i++) {
                 for (int w = 0; w < o.window; w++)
@@ -37,6 +50,7 @@ int main(int argc, char **argv)
             }
         }
     }
+    free(wins);
     free(reqs);
     free(sbuf);
     free(rbuf);

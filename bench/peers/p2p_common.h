@@ -44,8 +44,9 @@ struct p2p_options {
     int iterations; /* -1: OSU default per size */
     int warmup;     /* -1: OSU default per size */
     int window;
-    int median;             /* latency: the median one-way time instead of the mean; collectives: each
-                               rank's median call, averaged over the ranks */
+    int median;             /* latency: the median one-way time instead of the mean; bw, bibw: the
+                               median window's bandwidth; collectives: each rank's median call,
+                               averaged over the ranks */
 };
 
 static inline const char *p2p_title(enum p2p_kind k)
@@ -93,10 +94,14 @@ static inline void p2p_usage(FILE *f, const char *prog, enum p2p_kind k)
             "  -i ITER       timed iterations for every size (default: OSU's per-size default)\n"
             "  -x WARMUP     warm-up iterations for every size (default: OSU's per-size default)\n"
             "%s",
-            prog, p2p_uses_window(k) ? " [-W WINDOW]" : " [--median]",
+            prog, p2p_uses_window(k) ? " [-W WINDOW] [--median]" : " [--median]",
             k == P2P_ALLREDUCE ? 4 : k == P2P_LATENCY || k == P2P_BARRIER ? 0 : 1,
             k == P2P_BARRIER ? 0 : p2p_pair_only(k) ? P2P_DEFAULT_MAX_SIZE : P2P_DEFAULT_MAX_COLLECTIVE_SIZE,
             p2p_uses_window(k) ? "  -W WINDOW     outstanding sends/receives per iteration (default 64)\n"
+                                 "  --median      time each window alone (rank 0) and report the bandwidth of the\n"
+                                 "                median window (robust on a shared host) instead of the mean; a\n"
+                                 "                '# dist' line after each row gives the windows' mean, percentiles\n"
+                                 "                and the long ones (us per window)\n"
             : k == P2P_LATENCY ? "  --median      time each round trip alone and report the median one-way time\n"
                                  "                (robust on a shared host) instead of the mean; a '# dist' line\n"
                                  "                after each row gives mean, percentiles and the long round trips\n"
@@ -145,7 +150,7 @@ static inline int p2p_parse(int argc, char **argv, enum p2p_kind kind, int rank,
             if (rank == 0) p2p_usage(stdout, argv[0], kind);
             return 1;
         }
-        if (!p2p_uses_window(kind) && !strcmp(a, "--median")) {
+        if (!strcmp(a, "--median")) {
             o->median = 1;
             continue;
         }
@@ -262,7 +267,7 @@ static inline int p2p_start(int *argc, char ***argv, enum p2p_kind kind, struct 
             printf("# Buffer: page-aligned malloc, each call timed alone, average over %d ranks\n", size);
         printf("# Host: %s\n", host);
         printf("%-*s%*s\n", P2P_SIZE_WIDTH, "# Size", P2P_FIELD_WIDTH,
-               o->median ? "Median latency (us)" : kind == P2P_LATENCY ? "Latency (us)" : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
+               o->median ? (p2p_uses_window(kind) ? "Median-window bandwidth (MB/s)" : "Median latency (us)") : kind == P2P_LATENCY ? "Latency (us)" : p2p_uses_window(kind) ? "Bandwidth (MB/s)" : "Avg Latency (us)");
         fflush(stdout);
     }
     return 0;

@@ -52,7 +52,9 @@ public final class OsuTable {
         if (processorName != null && !processorName.isEmpty()) {
             sb.append("# Host: ").append(processorName).append('\n');
         }
-        sb.append(options.median() ? columnLine("Median latency (us)") : columnLine(b)).append('\n');
+        String column = !options.median() ? null
+                : b.usesWindow() ? "Median-window bandwidth (MB/s)" : "Median latency (us)";
+        sb.append(column != null ? columnLine(column) : columnLine(b)).append('\n');
         return sb.toString();
     }
 
@@ -105,6 +107,15 @@ public final class OsuTable {
         return distribution(size, sortedCallNanos, 1, "per call us");
     }
 
+    /**
+     * The same line for the windows of a bandwidth test timed one by one (nanoseconds, sorted
+     * ascending, as {@link #medianBandwidthMBps} leaves them), every figure per window in
+     * microseconds.
+     */
+    public static String windowDistribution(int size, long[] sortedWindowNanos) {
+        return distribution(size, sortedWindowNanos, 1, "us per window");
+    }
+
     /** The {@code # dist} line, every figure divided by {@code per} (2: one-way of a round trip). */
     private static String distribution(int size, long[] v, int per, String unit) {
         double sum = 0;
@@ -138,6 +149,15 @@ public final class OsuTable {
      * Bandwidth in MB/s (10^6 bytes per second) as OSU computes it:
      * {@code size / 1e6 * iterations * window * directions / elapsed}.
      */
+    /**
+     * The bandwidth of the median window (nanoseconds each; sorted in place) of {@code window}
+     * messages of {@code size} bytes in each of {@code directions} directions: {@code --median}
+     * of the bandwidth tests.
+     */
+    public static double medianBandwidthMBps(int size, int window, int directions, long[] windowNanos) {
+        return size / 1e6 * window * directions / (medianMicros(windowNanos) / 1e6);
+    }
+
     public static double bandwidthMBps(int size, int iterations, int window, int directions,
                                        double elapsedSeconds) {
         return size / 1e6 * iterations * window * directions / elapsedSeconds;

@@ -24,7 +24,8 @@ import java.util.Locale;
  * @param window     number of outstanding non-blocking operations per iteration (bandwidth tests)
  * @param buffer     buffer kind
  * @param median     latency: time each round trip alone and report the median one-way time;
- *                   allreduce, barrier: each rank's median call, averaged over the ranks;
+ *                   bw, bibw: time each window alone (rank 0) and report the median window's
+ *                   bandwidth; allreduce, barrier: each rank's median call, averaged over the ranks;
  *                   instead of the mean (robust on a shared or noisy host; the C peers take the
  *                   same option)
  */
@@ -54,10 +55,6 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
         }
         if (window < 1 || window > MAX_WINDOW) {
             throw new IllegalArgumentException("window must be in 1.." + MAX_WINDOW + ", got " + window);
-        }
-        if (median && benchmark.usesWindow()) {
-            throw new IllegalArgumentException("--median is only supported by latency, allreduce and barrier, not by "
-                    + benchmark.cliName());
         }
         if (buffer == BufferKind.ARRAY && benchmark.usesWindow()) {
             throw new IllegalArgumentException("--buffer array is only supported by 'latency': "
@@ -204,11 +201,13 @@ public record P2POptions(P2PBenchmark benchmark, int minSize, int maxSize, int i
                                    direct: MPI.newByteBuffer (default); array: byte[] with
                                    blocking send/recv (latency), float[] (allreduce)
                   --median         latency: time each round trip alone and report the median
-                                   one-way time instead of the mean; allreduce, barrier: each
-                                   rank's median call, averaged over the ranks (robust when the
-                                   host is shared or noisy; the C peers in bench/peers take it
-                                   too); a '# dist' line after each row gives rank 0's mean,
-                                   p50-p99.9, maximum and the share of the long ones, and
+                                   one-way time instead of the mean; bw, bibw: time each window
+                                   alone (rank 0) and report the median window's bandwidth;
+                                   allreduce, barrier: each rank's median call, averaged over
+                                   the ranks (robust when the host is shared or noisy; the C
+                                   peers in bench/peers take it too); a '# dist' line after each
+                                   row gives rank 0's mean, p50-p99.9, maximum and the share of
+                                   the long ones (bw, bibw: us per window), and
                                    for allreduce and barrier a '# alloc' line the heap bytes
                                    rank 0's thread allocated per timed call
                   -h, --help       print this help

@@ -172,6 +172,23 @@ final class P2PRunner {
         }
     }
 
+    /**
+     * A bandwidth row: the OSU mean ({@code meanMBps}), or with {@code --median} (rank 0's
+     * {@code windowNanos}, else null) the median window's bandwidth and a {@code # dist} line of
+     * the windows (us per window).
+     */
+    private void reportWindows(int size, int window, int directions, long[] windowNanos, double meanMBps) {
+        if (windowNanos == null) {
+            report(size, meanMBps);
+            return;
+        }
+        report(size, OsuTable.medianBandwidthMBps(size, window, directions, windowNanos));
+        if (!warming) {
+            out.println(OsuTable.windowDistribution(size, windowNanos));
+            out.flush();
+        }
+    }
+
     /** Ping-pong of blocking send/recv from direct buffers or (--buffer array) byte[]. */
     private void latency() throws MPIException {
         boolean array = options.buffer() == P2POptions.BufferKind.ARRAY;
@@ -230,18 +247,21 @@ final class P2PRunner {
             int skip = options.warmupFor(size);
             comm.barrier();
             double start = 0;
+            long[] windows = rank == 0 && options.median() ? new long[iters] : null;
             if (rank == 0) {
                 for (int i = 0; i < iters + skip; i++) {
                     if (i == skip) {
                         start = MPI.wtime();
                     }
+                    long t0 = windows != null ? System.nanoTime() : 0;
                     for (int w = 0; w < window; w++) {
                         reqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
                     }
                     Request.waitAll(reqs);
                     comm.recv(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+                    if (windows != null && i >= skip) windows[i - skip] = System.nanoTime() - t0;
                 }
-                report(size, OsuTable.bandwidthMBps(size, iters, window, 1, MPI.wtime() - start));
+                reportWindows(size, window, 1, windows, OsuTable.bandwidthMBps(size, iters, window, 1, MPI.wtime() - start));
             } else {
                 for (int i = 0; i < iters + skip; i++) {
                     for (int w = 0; w < window; w++) {
@@ -350,10 +370,12 @@ final class P2PRunner {
             int skip = options.warmupFor(size);
             comm.barrier();
             double start = 0;
+            long[] windows = rank == 0 && options.median() ? new long[iters] : null;
             for (int i = 0; i < iters + skip; i++) {
                 if (i == skip) {
                     start = MPI.wtime();
                 }
+                long t0 = windows != null ? System.nanoTime() : 0;
                 for (int w = 0; w < window; w++) {
                     recvReqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
                 }
@@ -362,8 +384,9 @@ final class P2PRunner {
                 }
                 Request.waitAll(sendReqs);
                 Request.waitAll(recvReqs);
+                if (windows != null && i >= skip) windows[i - skip] = System.nanoTime() - t0;
             }
-            report(size, OsuTable.bandwidthMBps(size, iters, window, 2, MPI.wtime() - start));
+            reportWindows(size, window, 2, windows, OsuTable.bandwidthMBps(size, iters, window, 2, MPI.wtime() - start));
         }
     }
 }

@@ -26,14 +26,18 @@ class P2POptionsTest {
     }
 
     @Test
-    void medianIsALatencyAndCollectiveOptionAndTakesTheMiddleCall() {
+    void medianTakesTheMiddleCallOrWindow() {
         assertFalse(P2POptions.parse("latency").median());
         assertTrue(P2POptions.parse("latency", "--median").median());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("bw", "--median"));
-        assertTrue(e.getMessage().contains("--median") && e.getMessage().contains("bandwidth"), e.getMessage());
         assertTrue(P2POptions.parse("allreduce", "--median").median());
         assertTrue(P2POptions.parse("barrier", "--median").median());
-        assertThrows(IllegalArgumentException.class, () -> P2POptions.parse("bibw", "--median"));
+        assertTrue(P2POptions.parse("bw", "--median").median());
+        assertTrue(P2POptions.parse("bibw", "--median").median());
+        // bw: the median window's bandwidth; 64 messages of 8 B in 2.5 us is 204.8 MB/s
+        assertEquals(204.8, OsuTable.medianBandwidthMBps(8, 64, 1, new long[] {2500, 90_000, 2400, 2600, 2500}), 1e-9);
+        assertEquals(409.6, OsuTable.medianBandwidthMBps(8, 64, 2, new long[] {2500}), 1e-9);
+        assertTrue(OsuTable.header(P2POptions.parse("bw", "--median"), "h").contains("Median-window bandwidth (MB/s)"));
+        assertTrue(OsuTable.windowDistribution(8, new long[] {2400, 2500, 2500, 2600, 90_000}).contains("us per window"));
         // a collective's median is per call, in microseconds
         assertEquals(9.0, OsuTable.medianMicros(new long[] {9000, 3000, 1_000_000}), 1e-9);
         assertTrue(OsuTable.header(P2POptions.parse("barrier", "--median"), "h").contains("Median latency (us)"));
