@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.ftmpi.runtime.ControlListener;
 import org.ftmpi.runtime.JobInfo;
 import org.ftmpi.runtime.RankRuntime;
@@ -78,7 +79,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final String[] peerFailure;
     private final int procFailedClass;
 
-    final ProgressLock lock = new ProgressLock();
+    final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, MatchQueues> contexts = new HashMap<>();
     private final Map<Long, Request> byId = new HashMap<>();
     private final ArrayList<Request> pumping = new ArrayList<>();
