@@ -34,12 +34,7 @@ int main(int argc, char **argv)
             if (wins != NULL && i >= skip) wins[i - skip] = MPI_Wtime() - t0;
         }
         double t = MPI_Wtime() - start;
-        if (wins != NULL) {
-            p2p_row(size, (double)size / 1e6 * o.window * 2.0 / p2p_median(wins, iters));
-            p2p_distribution_per(size, wins, iters, 1, "us per window");
-        } else if (rank == 0) {
-            p2p_row(size, (double)size / 1e6 * iters * o.window * 2.0 / t);
-        }
+        if (rank == 0) p2p_row_windows(size, (double)size * o.window * 2.0, wins, iters, t);
     }
     free(wins);
     free(sreqs);

@@ -34,13 +34,7 @@ int main(int argc, char **argv)
                 MPI_Recv(ack, ACK_BYTES, MPI_BYTE, peer, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 if (wins != NULL && i >= skip) wins[i - skip] = MPI_Wtime() - t0;
             }
-            double t = MPI_Wtime() - start;
-            if (wins != NULL) {
-                p2p_row(size, (double)size / 1e6 * o.window / p2p_median(wins, iters));
-                p2p_distribution_per(size, wins, iters, 1, "us per window");
-            } else {
-                p2p_row(size, (double)size / 1e6 * iters * o.window / t);
-            }
+            p2p_row_windows(size, (double)size * o.window, wins, iters, MPI_Wtime() - start);
         } else {
             for (int i = 0; i < iters + skip; i++) {
                 for (int w = 0; w < o.window; w++)

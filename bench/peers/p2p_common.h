@@ -333,6 +333,19 @@ static inline void p2p_row(long size, double value)
     fflush(stdout);
 }
 
+/* A bandwidth row of a size: with --median (wins: rank 0's n window times, seconds) the median
+ * window's bandwidth and the windows' '# dist' line, else OSU's mean over total_seconds;
+ * bytes_per_window counts every direction. */
+static inline void p2p_row_windows(long size, double bytes_per_window, double *wins, int n, double total_seconds)
+{
+    if (wins != NULL) {
+        p2p_row(size, bytes_per_window / 1e6 / p2p_median(wins, n));
+        p2p_distribution_per(size, wins, n, 1, "us per window");
+    } else {
+        p2p_row(size, bytes_per_window / 1e6 * n / total_seconds);
+    }
+}
+
 /* OSU's collective row: each rank's mean time per call (us), averaged over the ranks, on rank 0. */
 static inline void p2p_row_average(long size, double total_seconds, int iters, int rank)
 {

@@ -52,9 +52,8 @@ public final class OsuTable {
         if (processorName != null && !processorName.isEmpty()) {
             sb.append("# Host: ").append(processorName).append('\n');
         }
-        String column = !options.median() ? null
-                : b.usesWindow() ? "Median-window bandwidth (MB/s)" : "Median latency (us)";
-        sb.append(column != null ? columnLine(column) : columnLine(b)).append('\n');
+        sb.append(!options.median() ? columnLine(b)
+                : columnLine(b.usesWindow() ? "Median-window bandwidth (MB/s)" : "Median latency (us)")).append('\n');
         return sb.toString();
     }
 
@@ -146,10 +145,6 @@ public final class OsuTable {
     }
 
     /**
-     * Bandwidth in MB/s (10^6 bytes per second) as OSU computes it:
-     * {@code size / 1e6 * iterations * window * directions / elapsed}.
-     */
-    /**
      * The bandwidth of the median window (nanoseconds each; sorted in place) of {@code window}
      * messages of {@code size} bytes in each of {@code directions} directions: {@code --median}
      * of the bandwidth tests.
@@ -158,6 +153,10 @@ public final class OsuTable {
         return size / 1e6 * window * directions / (medianMicros(windowNanos) / 1e6);
     }
 
+    /**
+     * Bandwidth in MB/s (10^6 bytes per second) as OSU computes it:
+     * {@code size / 1e6 * iterations * window * directions / elapsed}.
+     */
     public static double bandwidthMBps(int size, int iterations, int window, int directions,
                                        double elapsedSeconds) {
         return size / 1e6 * iterations * window * directions / elapsedSeconds;
