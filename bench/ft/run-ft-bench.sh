@@ -28,7 +28,9 @@
 #           rebuilt", then the median over the jobs (ms); also the median survivor; and a second
 #           table: from the last survivor's notice to the last COMM_WORLD rebuilt (the recovery
 #           once every survivor knew; trace stamps of one host share a clock); a third: from the
-#           injected SIGKILL to the last COMM_WORLD rebuilt (detection included).
+#           injected SIGKILL to the last COMM_WORLD rebuilt (detection included); a fourth: from
+#           the SIGKILL to every rank's return from the first allReduce after the recovery (the
+#           job computes again; under REBUILD the replacement's start-up included).
 # Raw RESULT lines go to bench/results/ft-<UTC time, to the second>.txt as well.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -184,6 +186,12 @@ if [[ ,$only, == *,recover,* ]]; then
                            / trace: rank [0-9]+: t=[0-9]+ COMM_WORLD rebuilt, generation 1$/ { v = substr($5, 3) + 0; if (v > lb) lb = v }
                            END { if (k > 0 && lb > 0) printf "%.3f", (lb - k) / 1e6 }' <<< "$err")
                 [ -n "$end" ] && echo "recoverend-np$np $k $end" >> "$raw"
+                # the injected SIGKILL to the last rank's return from the first allReduce after the
+                # recovery (ft-recover prints it): the job computes again, a replacement included
+                back=$(awk '/ trace: rank [0-9]+: t=[0-9]+ SIGKILL requested$/ { k = substr($5, 3) + 0 }
+                            /^ft-recover: rank [0-9]+: t=[0-9]+ resumed after the recovery$/ { v = substr($4, 3) + 0; if (v > lr) lr = v }
+                            END { if (k > 0 && lr > 0) printf "%.3f", (lr - k) / 1e6 }' <<< "$err")
+                [ -n "$back" ] && echo "recoverback-np$np $k $back" >> "$raw"
             done
         done
     done
@@ -200,7 +208,8 @@ if [[ ,$only, == *,recover,* ]]; then
         echo
     done
     for fig in "recoverall:the last survivor's notice to the last survivor's COMM_WORLD rebuilt (ms): the recovery once every survivor knew" \
-               "recoverend:the SIGKILL to the last survivor's COMM_WORLD rebuilt (ms): detection and recovery"; do
+               "recoverend:the SIGKILL to the last survivor's COMM_WORLD rebuilt (ms): detection and recovery" \
+               "recoverback:the SIGKILL to every rank's return from the first allReduce after the recovery (ms): the job computes again, a REBUILD replacement included"; do
         echo "## ft-recover: ${fig#*:}; median over jobs"
         printf '%-5s %-14s %-14s %-14s %-14s\n' np shrink blank rebuild-warm rebuild-cold
         for np in $rnps; do

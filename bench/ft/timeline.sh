@@ -11,7 +11,7 @@
 # Then prints, per survivor, its notice and its "COMM_WORLD rebuilt" (first recovery), and the
 # skew between the first and the last survivor's notice.
 set -euo pipefail
-grep -h 'ftmpi: trace: rank' "${@:--}" | sed -E 's/^.*ftmpi: trace: rank ([0-9-]+): t=([0-9]+) (.*)$/\2 \1 \3/' \
+grep -hE '(ftmpi: trace|ft-recover): rank' "${@:--}" | sed -E 's/^.*(ftmpi: trace|ft-recover): rank ([0-9-]+): t=([0-9]+) (.*)$/\3 \2 \4/' \
     | sort -n -k1,1 | awk '
     { t[NR] = $1; r[NR] = $2; $1 = ""; $2 = ""; e[NR] = substr($0, 3)
       if (origin == "" && e[NR] ~ /^SIG[A-Z]+ requested/) origin = t[NR] }
@@ -27,6 +27,7 @@ grep -h 'ftmpi: trace: rank' "${@:--}" | sed -E 's/^.*ftmpi: trace: rank ([0-9-]
             if (e[i] ~ /^decided/ && (k in agreed0) && !(k in decided)) decided[k] = t[i]
             if (e[i] ~ /^every replacement announced/ && !(k in announced)) announced[k] = t[i]
             if (e[i] ~ /^COMM_WORLD rebuilt, generation 1$/ && !(k in built)) built[k] = t[i]
+            if (e[i] ~ /^resumed after the recovery$/ && t[i] > resumed) resumed = t[i]
         }
         first = ""; last = ""
         for (k in notice) {
@@ -43,4 +44,5 @@ grep -h 'ftmpi: trace: rank' "${@:--}" | sed -E 's/^.*ftmpi: trace: rank ([0-9-]
                 (built[k] - rep) / 1e6, (built[k] - notice[k]) / 1e6
         }
         if (first != "") printf "notice skew (last survivor told - first): %.3f ms\n", (last - first) / 1e6
+        if (resumed != "") printf "every rank through its first allReduce after the recovery (bench ft-recover): %.3f ms after the origin\n", (resumed - origin) / 1e6
     }'

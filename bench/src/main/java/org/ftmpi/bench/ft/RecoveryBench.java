@@ -14,7 +14,10 @@ import mpi.ProcFailedException;
  * --recovery-mode auto --opt ft-trace=true}, so that every survivor prints the time from its
  * failure notice to COMM_WORLD rebuilt. After a failure the survivors (and, under REBUILD, the
  * replacement) agree on the iteration to continue from (an {@code allReduce(MAX)}) and finish
- * the loop; rank 0 prints one {@code RESULT} line with the size and the failures it saw.
+ * the loop; rank 0 prints one {@code RESULT} line with the size and the failures it saw. Every
+ * rank that took part in that first {@code allReduce} after a recovery prints when it returned
+ * ({@code ft-recover: rank R: t=NANOS resumed after the recovery} on stderr, at the end): the
+ * job computes again only once every rank, a REBUILD replacement included, is through it.
  *
  * <p>With QUIET_AT, every rank stops once after that many iterations until its JIT compiler has
  * had nothing to compile for 200 ms (at most 20 s), so that a kill a few hundred calls later
@@ -53,17 +56,21 @@ public final class RecoveryBench {
             return 2;
         }
         MPI.Init(args);
-        awaitQuietJit(); // the injected failure comes after it (at-call counts from here)
+        // the injected failure comes after it (at-call counts from here); not in a replacement,
+        // which the survivors wait for in their first allReduce after the recovery
+        if (!MPI.isRestarted()) awaitQuietJit();
         Intracomm world = MPI.COMM_WORLD;
         world.setErrhandler(MPI.ERRORS_RETURN);
         int[] done = {0}, sum = new int[1];
         int failures = 0;
         boolean sync = MPI.isRestarted();
+        long resumedNs = 0; // when the first allReduce after the first recovery returned
         while (true) {
             try {
                 if (sync) {
                     world.allReduce(done, 1, MPI.INT, MPI.MAX);
                     sync = false;
+                    if (resumedNs == 0) resumedNs = System.nanoTime();
                 }
                 while (done[0] < iterations) {
                     world.allReduce(new int[] {1}, sum, 1, MPI.INT, MPI.SUM);
@@ -80,6 +87,12 @@ public final class RecoveryBench {
             out.println("RESULT ft-recover np " + world.getSize() + " failures " + failures + " last_sum " + sum[0]);
         }
         out.flush();
+        if (resumedNs != 0) {
+            // System.nanoTime is one clock for the processes of a host, as in the library's
+            // ft-trace lines: bench/ft/timeline.sh and run-ft-bench.sh merge them
+            err.println("ft-recover: rank " + world.getRank() + ": t=" + resumedNs + " resumed after the recovery");
+            err.flush();
+        }
         MPI.Finalize();
         return 0;
     }
