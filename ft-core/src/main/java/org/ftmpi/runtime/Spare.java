@@ -149,5 +149,46 @@ final class Spare {
             }
         }
         WarmUp.run(WarmUp.SPARE_ROUNDS, true);
+        firstCollection();
+    }
+
+    /** At most this much garbage is made to bring about the JVM's first collection. */
+    private static final long FIRST_COLLECTION_MAX_BYTES = 64L << 20;
+
+    /**
+     * Makes short-lived garbage until the JVM has run a collection, so that a spare's first one
+     * (G1: a young collection of 7-28 ms with both of this machine's CPUs, the first of a JVM
+     * being the slowest; G1 sizes the young generation after it, 4 to 39 regions of 4 MiB) runs
+     * while it waits, not in the MPI_Init of the rank it takes over: a replacement of np 8 on 2
+     * cores made it there, 14-28 ms of the recovery (docs/benchmarks.md, "Session 23"). Chunks
+     * of 64 KiB are never humongous (G1 regions are 1 MiB at least); at most 64 MiB in all (a larger
+     * young generation holds the MPI_Init of a replacement anyway).
+     *
+     * @return the bytes of garbage made
+     */
+    static long firstCollection() {
+        long before = collections();
+        if (before < 0) return 0; // no collector reports counts
+        byte[][] keep = new byte[16][];
+        long made = 0;
+        while (made < FIRST_COLLECTION_MAX_BYTES && collections() == before) {
+            for (int i = 0; i < keep.length; i++) keep[i] = new byte[1 << 16];
+            made += keep.length << 16;
+        }
+        return made;
+    }
+
+    /** Collections the JVM's collectors ran so far, or -1 when none reports a count. */
+    static long collections() {
+        long n = 0;
+        boolean any = false;
+        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            long c = gc.getCollectionCount();
+            if (c >= 0) {
+                n += c;
+                any = true;
+            }
+        }
+        return any ? n : -1;
     }
 }

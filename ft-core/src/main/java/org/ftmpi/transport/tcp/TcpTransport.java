@@ -41,6 +41,15 @@ final class TcpTransport implements Transport {
     private static final int COALESCE_MAX = 8 * 1024;
     /** DATA payloads at least this large are read straight into their receive buffer. */
     private static final int PLACE_MIN = 32 * 1024;
+    /**
+     * A connection's read buffer starts at this size and grows to {@link #IN_MAX} at the first
+     * frame that does not fit (an eager frame or fragment of more than 64 KiB that is not read
+     * straight into its receive buffer). On one host shared memory carries the traffic and the TCP
+     * connections stay idle: a full buffer per connection zeroed 1 MiB of direct memory for each
+     * of the job's other ranks at start-up and for every replacement's connection (docs/benchmarks.md,
+     * "Session 23"), and kept (ranks - 1) MiB per rank.
+     */
+    private static final int IN_FIRST = 64 * 1024, IN_MAX = 2 * MAX_FRAME;
     /** Size of the pooled direct chunks that hold copied backlog bytes. */
     private static final int CHUNK = 64 * 1024;
     /** Chunks kept for reuse per connection (4 MiB). */
@@ -569,6 +578,7 @@ final class TcpTransport implements Transport {
             finishPlacement(c);
             return 1;
         }
+        if (!c.in.hasRemaining() && c.in.capacity() < IN_MAX) c.growIn(); // a frame larger than the first buffer
         ByteBuffer in = c.in;
         int n = c.ch.read(in);
         if (n < 0) {
@@ -666,8 +676,9 @@ final class TcpTransport implements Transport {
     private static final class Conn {
         final int peer;
         final SocketChannel ch;
-        final ByteBuffer in = ByteBuffer.allocateDirect(2 * MAX_FRAME);
-        final MemorySegment inSeg = MemorySegment.ofBuffer(in);
+        /** Read buffer: {@link #IN_FIRST} bytes until a frame needs more ({@link #growIn}). */
+        ByteBuffer in = ByteBuffer.allocateDirect(IN_FIRST);
+        MemorySegment inSeg = MemorySegment.ofBuffer(in);
         final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
         /** Backlog entries that are pinned user memory (identity: not to be recycled). */
         final java.util.Set<ByteBuffer> pinned = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -684,6 +695,15 @@ final class TcpTransport implements Transport {
         Conn(int peer, SocketChannel ch) {
             this.peer = peer;
             this.ch = ch;
+        }
+
+        /** The read buffer at its full size ({@link #IN_MAX}), keeping what it holds. */
+        void growIn() {
+            ByteBuffer b = ByteBuffer.allocateDirect(IN_MAX);
+            inSeg = MemorySegment.ofBuffer(b); // at position 0: a segment starts at its buffer's position
+            in.flip();
+            b.put(in);
+            in = b;
         }
 
         /** Queues a copy of {@code src}'s remaining bytes (appending to the last chunk if it fits). */
