@@ -44,7 +44,8 @@ final class TcpTransport implements Transport {
     /**
      * A connection's read buffer starts at this size and grows to {@link #IN_MAX} at the first
      * frame that does not fit (an eager frame or fragment of more than 64 KiB that is not read
-     * straight into its receive buffer). On one host shared memory carries the traffic and the TCP
+     * straight into its receive buffer) or the first read that fills it (a stream of smaller
+     * frames, then read in pieces of up to 1 MiB as before). On one host shared memory carries the traffic and the TCP
      * connections stay idle: a full buffer per connection zeroed 1 MiB of direct memory for each
      * of the job's other ranks at start-up and for every replacement's connection (docs/benchmarks.md,
      * "Session 23"), and kept (ranks - 1) MiB per rank.
@@ -580,6 +581,7 @@ final class TcpTransport implements Transport {
         }
         if (!c.in.hasRemaining() && c.in.capacity() < IN_MAX) c.growIn(); // a frame larger than the first buffer
         ByteBuffer in = c.in;
+        int space = in.remaining();
         int n = c.ch.read(in);
         if (n < 0) {
             throw new IOException("connection closed by rank " + c.peer);
@@ -608,6 +610,7 @@ final class TcpTransport implements Transport {
             in.limit(end).position(pos);
             in.compact();
         }
+        if (n == space && in.capacity() < IN_MAX) c.growIn(); // a stream: read it in larger pieces
         return frames + (n > 0 ? 1 : 0);
     }
 
