@@ -182,16 +182,15 @@ if [[ ,$only, == *,recover,* ]]; then
                 [ -n "$all" ] && echo "recoverall-np$np $k $all" >> "$raw"
                 # the injected SIGKILL to the last survivor's COMM_WORLD rebuilt: the whole failure,
                 # detection included (the victim prints "SIGKILL requested" with ft-trace)
-                end=$(awk '/ trace: rank [0-9]+: t=[0-9]+ SIGKILL requested$/ { k = substr($5, 3) + 0 }
+                # and to the last rank's return from the first allReduce after the recovery
+                # (ft-recover prints it): the job computes again, a replacement included; "-" if absent
+                read -r end back < <(awk '/ trace: rank [0-9]+: t=[0-9]+ SIGKILL requested$/ { k = substr($5, 3) + 0 }
                            / trace: rank [0-9]+: t=[0-9]+ COMM_WORLD rebuilt, generation 1$/ { v = substr($5, 3) + 0; if (v > lb) lb = v }
-                           END { if (k > 0 && lb > 0) printf "%.3f", (lb - k) / 1e6 }' <<< "$err")
-                [ -n "$end" ] && echo "recoverend-np$np $k $end" >> "$raw"
-                # the injected SIGKILL to the last rank's return from the first allReduce after the
-                # recovery (ft-recover prints it): the job computes again, a replacement included
-                back=$(awk '/ trace: rank [0-9]+: t=[0-9]+ SIGKILL requested$/ { k = substr($5, 3) + 0 }
-                            /^ft-recover: rank [0-9]+: t=[0-9]+ resumed after the recovery$/ { v = substr($4, 3) + 0; if (v > lr) lr = v }
-                            END { if (k > 0 && lr > 0) printf "%.3f", (lr - k) / 1e6 }' <<< "$err")
-                [ -n "$back" ] && echo "recoverback-np$np $k $back" >> "$raw"
+                           /^ft-recover: rank [0-9]+: t=[0-9]+ resumed after the recovery$/ { v = substr($4, 3) + 0; if (v > lr) lr = v }
+                           function ms(t) { return k > 0 && t > 0 ? sprintf("%.3f", (t - k) / 1e6) : "-" }
+                           END { print ms(lb), ms(lr) }' <<< "$err")
+                [ "$end" != - ] && echo "recoverend-np$np $k $end" >> "$raw"
+                [ "$back" != - ] && echo "recoverback-np$np $k $back" >> "$raw"
             done
         done
     done

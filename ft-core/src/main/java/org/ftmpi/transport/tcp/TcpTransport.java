@@ -45,10 +45,11 @@ final class TcpTransport implements Transport {
      * A connection's read buffer starts at this size and grows to {@link #IN_MAX} at the first
      * frame that does not fit (an eager frame or fragment of more than 64 KiB that is not read
      * straight into its receive buffer) or the first read that fills it (a stream of smaller
-     * frames, then read in pieces of up to 1 MiB as before). On one host shared memory carries the traffic and the TCP
-     * connections stay idle: a full buffer per connection zeroed 1 MiB of direct memory for each
-     * of the job's other ranks at start-up and for every replacement's connection (docs/benchmarks.md,
-     * "Session 23"), and kept (ranks - 1) MiB per rank.
+     * frames, then read in pieces of up to 1 MiB as before); both show as a read that fills the
+     * buffer. On one host shared memory carries the traffic and the TCP connections stay idle: a
+     * full buffer per connection zeroed 1 MiB of direct memory for each of the job's other ranks
+     * at start-up and for every replacement's connection (docs/benchmarks.md, "Session 23"), and
+     * kept (ranks - 1) MiB per rank.
      */
     private static final int IN_FIRST = 64 * 1024, IN_MAX = 2 * MAX_FRAME;
     /** Size of the pooled direct chunks that hold copied backlog bytes. */
@@ -579,7 +580,6 @@ final class TcpTransport implements Transport {
             finishPlacement(c);
             return 1;
         }
-        if (!c.in.hasRemaining() && c.in.capacity() < IN_MAX) c.growIn(); // a frame larger than the first buffer
         ByteBuffer in = c.in;
         int space = in.remaining();
         int n = c.ch.read(in);
@@ -610,7 +610,8 @@ final class TcpTransport implements Transport {
             in.limit(end).position(pos);
             in.compact();
         }
-        if (n == space && in.capacity() < IN_MAX) c.growIn(); // a stream: read it in larger pieces
+        // the read filled the buffer: a frame larger than it, or a stream to read in larger pieces
+        if (n == space && in.capacity() < IN_MAX) c.growIn();
         return frames + (n > 0 ? 1 : 0);
     }
 
