@@ -83,6 +83,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private final Map<Integer, MatchQueues> contexts = new HashMap<>();
     private final Map<Long, Request> byId = new HashMap<>();
     private final ArrayList<Request> pumping = new ArrayList<>();
+    /**
+     * Sends whose first frame (EAGER, EAGER_SYNC or RTS) the transport could not take without
+     * copying it into a backlog ({@link Transport#trySend}: a full shared-memory ring), in the
+     * order they were made; the request completes (eager) or waits for its CTS (rendezvous) once
+     * that frame is written, from the caller's memory. A later send to the same rank waits
+     * behind them, so messages never overtake one another.
+     */
+    private final ArrayList<Request> deferred = new ArrayList<>();
+    /** Per world rank: how many of {@link #deferred} go there. */
+    private final int[] deferredTo;
     private final MemorySegment header = Arena.ofAuto().allocate(FrameHeader.BYTES, 8);
     private long nextId = 1;
     /**
@@ -196,6 +206,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         classifyTransports();
         sequence = new long[size];
+        deferredTo = new int[size];
         peerFailed = new boolean[size];
         peerFailure = new String[size];
         for (int r = 0; r < size; r++) {
@@ -343,17 +354,20 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         lock.lock();
         try {
             if (forget && dest >= 0 && length <= eagerLimit[destWorld] && mode != Request.SYNC && !peerFailed[destWorld]
-                    && abortReason == null && !ftmpiActive && ftEvents == 0) {
+                    && abortReason == null && !ftmpiActive && ftEvents == 0 && deferred.isEmpty()) {
                 try {
-                    writeFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, 0, length,
-                            memory, offset, (int) length);
-                    return SENT;
+                    if (tryWriteFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, length,
+                            memory, offset, (int) length)) {
+                        return SENT;
+                    }
+                    // no room: the request below waits in the deferred queue
                 } catch (IOException e) {
                     peerLost(destWorld, e.getMessage()); // and fall through: the request reports it
                 }
             }
             Request r = newRequest(Request.Kind.SEND);
             r.context = context;
+            r.source = myRank;
             r.peer = dest;
             r.peerWorld = destWorld;
             r.tag = tag;
@@ -365,39 +379,136 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 return r;
             }
             if (failIfUnusable(r)) return r;
+            r.memory = memory;
+            r.offset = offset;
+            r.packed = packed;
             try {
-                if (packed != null && length <= eagerLimit[destWorld]) {
-                    memory = packScratch(packed, length);
-                    offset = 0;
-                }
-                if (length <= eagerLimit[destWorld] && mode != Request.SYNC) {
-                    writeFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, 0, length,
-                            memory, offset, (int) length);
-                    r.succeed(dest, tag, length);
-                } else if (length <= eagerLimit[destWorld]) {
-                    byId.put(r.id, r);
-                    writeFrame(destWorld, FrameHeader.EAGER_SYNC, context, myRank, tag, epoch, r.id, 0, length,
-                            memory, offset, (int) length);
-                } else {
-                    r.memory = memory;
-                    r.offset = offset;
-                    r.packed = packed;
-                    byId.put(r.id, r);
-                    int inline = rndvInline[destWorld];
-                    r.sent = inline; // the CTS asks for the rest
-                    if (packed != null && inline > 0) {
-                        memory = packScratch(packed, inline);
-                        offset = 0;
-                    }
-                    writeFrame(destWorld, FrameHeader.RTS, context, myRank, tag, epoch, r.id, 0, length,
-                            inline > 0 ? memory : null, offset, inline);
-                }
+                if (deferredTo[destWorld] > 0 || !startSend(r)) defer(r);
             } catch (IOException e) {
                 writeFailed(destWorld, e, r);
             }
             return r;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: writes the first frame of send {@code r} (EAGER, EAGER_SYNC, or the RTS
+     * of a rendezvous) and returns true, or returns false when the transport has no room for it
+     * now (nothing written; contiguous payloads only: a packed one is packed and always taken).
+     */
+    private boolean startSend(Request r) throws IOException {
+        int destWorld = r.peerWorld;
+        long length = r.capacity;
+        MemorySegment memory = r.memory;
+        long offset = r.offset;
+        if (length <= eagerLimit[destWorld]) {
+            byte type = r.mode != Request.SYNC ? FrameHeader.EAGER : FrameHeader.EAGER_SYNC;
+            long id = type == FrameHeader.EAGER ? 0 : r.id;
+            if (r.packed != null) {
+                writeFrame(destWorld, type, r.context, r.source, r.tag, r.epoch, id, 0, length,
+                        packScratch(r.packed, length), 0, (int) length);
+            } else if (!tryWriteFrame(destWorld, type, r.context, r.source, r.tag, r.epoch, id, length,
+                    memory, offset, (int) length)) {
+                return false;
+            }
+            if (type == FrameHeader.EAGER) r.succeed(r.peer, r.tag, length);
+            else byId.put(r.id, r);
+            return true;
+        }
+        int inline = rndvInline[destWorld];
+        if (r.packed != null) {
+            writeFrame(destWorld, FrameHeader.RTS, r.context, r.source, r.tag, r.epoch, r.id, 0, length,
+                    inline > 0 ? packScratch(r.packed, inline) : null, 0, inline);
+        } else if (!tryWriteFrame(destWorld, FrameHeader.RTS, r.context, r.source, r.tag, r.epoch, r.id, length,
+                inline > 0 ? memory : null, offset, inline)) {
+            return false;
+        }
+        r.sent = inline; // the CTS asks for the rest
+        byId.put(r.id, r);
+        return true;
+    }
+
+    /** Under the lock: {@code r} waits in {@link #deferred} until its first frame can be written. */
+    private void defer(Request r) {
+        r.deferred = true;
+        deferred.add(r);
+        if (deferredTo[r.peerWorld]++ == 0) deferredPeers++;
+    }
+
+    /** Under the lock: {@code r}'s first frame is written, or it failed; it leaves {@link #deferred}'s counts. */
+    private void undefer(Request r) {
+        r.deferred = false;
+        if (--deferredTo[r.peerWorld] == 0) deferredPeers--;
+    }
+
+    /** Ranks with a deferred send; a flush pass stops once that many have refused. */
+    private int deferredPeers;
+    /** Per world rank: the flush pass in which a send to it was refused (its later sends wait). */
+    private int[] refusedIn;
+    private int flushPass;
+
+    /**
+     * Writes the first frames of deferred sends, in order, while their transports take them; a
+     * send to a rank whose earlier deferred send was refused waits (no overtaking). A transport
+     * that fails a write reports the loss itself before it throws ({@link #writeFailed}), which
+     * edits {@link #deferred}: the pass stops there.
+     */
+    private int flushDeferred() {
+        if (refusedIn == null) refusedIn = new int[size];
+        int pass = ++flushPass;
+        int work = 0;
+        int refused = 0;
+        Request failed = null;
+        IOException failure = null;
+        for (int i = 0; i < deferred.size() && refused < deferredPeers; i++) {
+            Request r = deferred.get(i);
+            if (!r.deferred || refusedIn[r.peerWorld] == pass) continue;
+            try {
+                if (startSend(r)) {
+                    undefer(r); // stays in the list until the pass ends
+                    work++;
+                } else {
+                    refusedIn[r.peerWorld] = pass;
+                    refused++;
+                }
+            } catch (IOException e) {
+                failed = r;
+                failure = e;
+                break;
+            }
+        }
+        if (work > 0 || failed != null) {
+            int kept = 0;
+            for (int i = 0, n = deferred.size(); i < n; i++) {
+                Request r = deferred.get(i);
+                if (r.deferred) deferred.set(kept++, r);
+            }
+            for (int i = deferred.size() - 1; i >= kept; i--) deferred.remove(i);
+        }
+        if (failed != null) writeFailed(failed.peerWorld, failure, failed);
+        return work;
+    }
+
+    /**
+     * Under the lock: fails the deferred sends to {@code peer} (every rank: -1), except with
+     * {@code keepCont} those of point-to-point contexts (message mode CONT keeps them), and
+     * takes them out of {@link #deferred}.
+     */
+    private void failDeferred(int peer, boolean keepCont, int errorClass, String msg, int failedRank) {
+        if (deferred.isEmpty()) return;
+        for (Iterator<Request> it = deferred.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (!r.deferred) { // written by a flush pass that this failure interrupted
+                it.remove();
+                continue;
+            }
+            if (peer >= 0 && r.peerWorld != peer) continue;
+            if (keepCont && (r.context & 1) == 0) continue;
+            it.remove();
+            undefer(r);
+            if (!r.complete) r.fail(errorClass, msg, failedRank);
         }
     }
 
@@ -794,6 +905,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if ((steps & (IDLE_POLL_PERIOD - 1)) == 0) {
             for (Transport t : idleTransports) work += t.progress();
         }
+        if (!deferred.isEmpty()) work += flushDeferred();
         if (!pumping.isEmpty()) work += pump();
         return work;
     }
@@ -1309,6 +1421,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         route[peer].send(peer, header, payload, offset, payloadLength);
     }
 
+    /** {@link #writeFrame} through {@link Transport#trySend}: false (nothing written) when the transport has no room now. */
+    private boolean tryWriteFrame(int peer, byte type, int context, int source, int tag, int epoch, long sendId,
+                                  long length, MemorySegment payload, long offset, int payloadLength) throws IOException {
+        FrameHeader.write(header, type, context, source, tag, epoch, payloadLength, sequence[peer],
+                sendId, 0, length);
+        if (!route[peer].trySend(peer, header, payload, offset, payloadLength)) return false;
+        sequence[peer]++;
+        return true;
+    }
+
     // ------------------------------------------------------------------ failures
 
     @Override
@@ -1349,6 +1471,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             byId.clear();
             for (Request r : pumping) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             pumping.clear();
+            failDeferred(-1, false, ErrorClass.ERR_OTHER, abortReason, -1);
             for (MatchQueues q : contexts.values()) {
                 for (Request r : q.posted) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
                 q.posted.clear();
@@ -1396,6 +1519,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 r.fail(procFailedClass, msg, peer);
             }
         }
+        failDeferred(peer, false, procFailedClass, msg, peer);
         for (MatchQueues q : contexts.values()) {
             for (Request r : q.removePostedFrom(peer)) r.fail(procFailedClass, msg, peer);
             q.dropRendezvousFrom(peer); // a receive posted later must not match one (acceptRendezvous)
@@ -1420,6 +1544,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         if (r != null && !r.complete) {
             byId.remove(r.id);
             pumping.remove(r);
+            if (r.deferred && deferred.remove(r)) undefer(r);
             failForPeer(r, peer);
         }
     }
@@ -2329,6 +2454,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             it.remove();
             r.fail(errorClass, msg, failedRank);
         }
+        failDeferred(-1, contMode, errorClass, msg, failedRank);
         for (MatchQueues q : contexts.values()) {
             if (q.cont) continue;
             for (Request r : q.posted) r.fail(errorClass, msg, failedRank);
@@ -2578,7 +2704,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private boolean hasUnsentData() {
         lock.lock();
         try {
-            if (!pumping.isEmpty()) return true;
+            if (!pumping.isEmpty() || !deferred.isEmpty()) return true;
             for (int r = 0; r < size; r++) {
                 if (!peerFailed[r] && route[r].backlogBytes(r) > 0) return true;
             }

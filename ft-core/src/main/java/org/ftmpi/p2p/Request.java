@@ -41,6 +41,8 @@ public final class Request extends MatchList.Link {
     long toSend;       // SEND rendezvous: bytes the receiver wants
     long sent;
     boolean pinned;    // SEND rendezvous: some fragment went through Transport.sendPinned
+    int source;        // SEND: the sender's rank in the communicator (envelope of a deferred send)
+    boolean deferred;  // SEND: waits in the engine's deferred queue for its first frame to be written
     long expected;     // RECV rendezvous: bytes announced to arrive
     long received;
     boolean truncated;
@@ -90,7 +92,8 @@ public final class Request extends MatchList.Link {
         capacity = 0;
         mode = 0;
         remoteId = toSend = sent = expected = received = 0;
-        pinned = truncated = false;
+        pinned = truncated = deferred = false;
+        source = 0;
         onComplete = null;
         owner = null;
         statusSource = statusTag = 0;

@@ -35,6 +35,21 @@ public interface Transport extends AutoCloseable {
             throws IOException;
 
     /**
+     * Sends one frame if the transport can take it now without copying the payload into a
+     * backlog of its own, and returns true; otherwise sends nothing and returns false, and the
+     * caller keeps the payload and tries again after a {@link #progress} (frames of a refused
+     * kind must then wait for it: the transport keeps its frames to a rank in order). The
+     * engine offers the first frame of each message this way, so that a message meeting a full
+     * ring is copied once, from the caller's memory, when room comes, instead of twice (into a
+     * backlog, then from it). By default the same as {@link #send}, returning true.
+     */
+    default boolean trySend(int worldRank, MemorySegment header, MemorySegment payload, long offset, int length)
+            throws IOException {
+        send(worldRank, header, payload, offset, length);
+        return true;
+    }
+
+    /**
      * Sends one DATA frame whose payload (native memory) the caller keeps alive and unchanged
      * until {@link #released(int)} returns true for {@code worldRank}: the transport may let the
      * receiver copy it straight from there (single copy). The engine calls this only for

@@ -195,34 +195,49 @@ final class ShmTransport implements Transport {
     public void send(int worldRank, MemorySegment h, MemorySegment payload, long offset, int length)
             throws IOException {
         ShmPair p = usable(worldRank);
-        if (length < 0 || length > config.maxFragmentBytes()) {
-            throw new IllegalArgumentException("frame payload of " + length + " bytes exceeds the shm fragment size "
-                    + config.maxFragmentBytes());
-        }
-        if (p.backlog.isEmpty()) {
-            boolean eager = FrameHeader.type(h) == FrameHeader.EAGER;
-            int record = eager ? eagerRecordBytes(length) : frameRecordBytes(length);
-            long at = p.out.claim(record);
-            if (at >= 0) {
-                MemorySegment seg = p.out.segment();
-                if (eager) {
-                    MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, EAGER_HEADER_BYTES);
-                    if (length > 0) MemorySegment.copy(payload, offset, seg, at + EAGER_PAYLOAD_OFFSET, length);
-                    p.out.publish(record, KIND_EAGER);
-                } else {
-                    MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
-                    if (length > 0) MemorySegment.copy(payload, offset, seg, at + RECORD_PAYLOAD_OFFSET, length);
-                    p.out.publish(record, KIND_FRAME);
-                }
-                return;
-            }
-        }
+        checkFragment(length);
+        if (p.backlog.isEmpty() && write(p, h, payload, offset, length)) return;
         byte[] frame = new byte[FrameHeader.BYTES + length];
         MemorySegment f = MemorySegment.ofArray(frame);
         MemorySegment.copy(h, 0, f, 0, FrameHeader.BYTES);
         if (length > 0) MemorySegment.copy(payload, offset, f, FrameHeader.BYTES, length);
         p.backlog.add(new ShmPair.Pending(frame, 0, 0));
         p.backlogBytes += frame.length;
+    }
+
+    /** Writes the frame into the ring when it has room now and no backlog waits before it (no copy kept). */
+    @Override
+    public boolean trySend(int worldRank, MemorySegment h, MemorySegment payload, long offset, int length)
+            throws IOException {
+        ShmPair p = usable(worldRank);
+        checkFragment(length);
+        return p.backlog.isEmpty() && write(p, h, payload, offset, length);
+    }
+
+    private void checkFragment(int length) {
+        if (length < 0 || length > config.maxFragmentBytes()) {
+            throw new IllegalArgumentException("frame payload of " + length + " bytes exceeds the shm fragment size "
+                    + config.maxFragmentBytes());
+        }
+    }
+
+    /** Writes one frame as a ring record (EAGER records compact); false when the ring has no room for it. */
+    private static boolean write(ShmPair p, MemorySegment h, MemorySegment payload, long offset, int length) {
+        boolean eager = FrameHeader.type(h) == FrameHeader.EAGER;
+        int record = eager ? eagerRecordBytes(length) : frameRecordBytes(length);
+        long at = p.out.claim(record);
+        if (at < 0) return false;
+        MemorySegment seg = p.out.segment();
+        if (eager) {
+            MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, EAGER_HEADER_BYTES);
+            if (length > 0) MemorySegment.copy(payload, offset, seg, at + EAGER_PAYLOAD_OFFSET, length);
+            p.out.publish(record, KIND_EAGER);
+        } else {
+            MemorySegment.copy(h, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, FrameHeader.BYTES);
+            if (length > 0) MemorySegment.copy(payload, offset, seg, at + RECORD_PAYLOAD_OFFSET, length);
+            p.out.publish(record, KIND_FRAME);
+        }
+        return true;
     }
 
     @Override

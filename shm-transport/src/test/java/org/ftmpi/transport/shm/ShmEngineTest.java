@@ -116,6 +116,96 @@ class ShmEngineTest {
         });
     }
 
+    /** Byte {@code i} of message {@code m} in the full-ring tests. */
+    private static byte fill(int m, int i) {
+        return (byte) (m * 13 + i * 7 + i / 251);
+    }
+
+    /** Message {@code m}'s size in {@link #moreSendsThanTheRingHoldsArriveInOrderAndIntact}: mostly eager-limit messages. */
+    private static int sizeOf(int m) {
+        return switch (m % 5) {
+            case 0, 1, 2 -> 32 * 1024; // the eager limit: 7 fill a 256 KiB ring
+            case 3 -> 8;
+            default -> 100_000;        // rendezvous (an RTS first)
+        };
+    }
+
+    /**
+     * A window of non-blocking sends several times larger than the ring (a 256 KiB ring holds
+     * seven 32 KiB records), of every kind (eager, synchronous, rendezvous) and from direct
+     * buffers and heap arrays, followed by a barrier whose messages travel behind them: the
+     * sends the ring has no room for wait, in order, in the engine (their requests complete once
+     * they are written, from the caller's memory); every message arrives intact and in the order
+     * sent, and the receiver, posting its receives only after the barrier, never waits for ever.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"262144", "1048576"})
+    void moreSendsThanTheRingHoldsArriveInOrderAndIntact(String ring) throws Exception {
+        int n = 200;
+        LocalJob.run(2, Map.of("transports", "shm", "shm-ring-bytes", ring), world -> {
+            if (world.getRank() == 0) {
+                mpi.Request[] rs = new mpi.Request[n];
+                for (int m = 0; m < n; m++) {
+                    int size = sizeOf(m);
+                    if (m % 2 == 0) {
+                        ByteBuffer b = MPI.newByteBuffer(size);
+                        for (int i = 0; i < size; i++) b.put(i, fill(m, i));
+                        rs[m] = m % 10 == 6 ? world.iSsend(b, size, MPI.BYTE, 1, m % 7)
+                                : world.iSend(b, size, MPI.BYTE, 1, m % 7);
+                    } else {
+                        byte[] a = new byte[size];
+                        for (int i = 0; i < size; i++) a[i] = fill(m, i);
+                        ByteBuffer b = MPI.newByteBuffer(size).put(a).clear();
+                        rs[m] = world.iSend(b, size, MPI.BYTE, 1, m % 7);
+                    }
+                }
+                world.barrier();
+                mpi.Request.waitAll(rs);
+            } else {
+                world.barrier();
+                byte[] in = new byte[100_000];
+                for (int m = 0; m < n; m++) {
+                    mpi.Status st = world.recv(in, in.length, MPI.BYTE, 0, MPI.ANY_TAG);
+                    assertEquals(m % 7, st.getTag(), "message " + m + " arrived in order");
+                    int size = sizeOf(m);
+                    assertEquals(size, st.getCount(MPI.BYTE), "message " + m + "'s size");
+                    for (int i = 0; i < size; i++) {
+                        if (in[i] != fill(m, i)) assertEquals(fill(m, i), in[i], "message " + m + " byte " + i);
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * Blocking sends head to head, each rank sending many more eager messages than the ring
+     * holds before it receives any (an "unsafe" program that real MPIs carry for eager sizes):
+     * a send that waits for room keeps the engine polling, so each rank takes in the other's
+     * messages meanwhile and both finish.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {8, 32 * 1024})
+    void headToHeadBlockingSendsBeyondTheRingComplete(int size) throws Exception {
+        int n = size == 8 ? 40_000 : 100;
+        LocalJob.run(2, Map.of("transports", "shm", "shm-ring-bytes", "262144"), world -> {
+            int peer = 1 - world.getRank();
+            byte[] out = new byte[size];
+            for (int m = 0; m < n; m++) {
+                out[0] = (byte) m;
+                out[size - 1] = (byte) ~m;
+                world.send(out, size, MPI.BYTE, peer, 3);
+            }
+            byte[] in = new byte[size];
+            for (int m = 0; m < n; m++) {
+                world.recv(in, size, MPI.BYTE, peer, 3);
+                if (in[0] != (byte) m || in[size - 1] != (byte) ~m) {
+                    assertEquals((byte) m, in[0], "message " + m + " from rank " + peer);
+                    assertEquals((byte) ~m, in[size - 1], "message " + m + "'s last byte from rank " + peer);
+                }
+            }
+        });
+    }
+
     /** Four ranks (more than this machine's cores) exchange with everybody at once, non-blocking. */
     @ParameterizedTest
     @ValueSource(ints = {100, 300_000})

@@ -110,6 +110,25 @@ class ShmCleanupSystemTest {
         assertEquals(List.of(), left(prefixOf(r)), "the launcher removed the job's files");
     }
 
+    /**
+     * The receiver dies while the sender's ring to it is full and most of a window of eager
+     * sends waits in the sender's engine for room: those sends fail with the process-failure
+     * error (none hangs; none that was never written claims success), the ones before them
+     * succeeded (sends to one rank are written in order), and no segment is left.
+     */
+    @Test
+    void eagerSendsWaitingForRoomInAFullRingFailWhenTheReceiverDies() throws Exception {
+        Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), "full-ring-kill");
+        assertTrue(r.err().contains("SIGKILL"), r.toString());
+        Matcher m = Pattern.compile("rank 0 sends ended: (\\d+) of 1000 failed, from send (\\d+) on; 0 succeeded"
+                + " after a failed one: class (\\d+) ProcFailedException").matcher(r.out());
+        assertTrue(m.find(), r.toString());
+        // rank 1 took one message, and a few more at most while it died; a 1 MiB ring holds 31
+        assertTrue(Integer.parseInt(m.group(1)) > 0, "the sends that never found room failed: " + r);
+        assertEquals(1000 - Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), r.toString());
+        assertEquals(List.of(), left(prefixOf(r)), "the launcher removed the job's files");
+    }
+
     private static void assertStreamEndsWithTheFailure(String mode, int firstThreeWindows) throws Exception {
         Result r = ftmpirun(List.of(), List.of("--recovery-mode", "ignore"), mode);
         assertTrue(r.err().contains("SIGKILL"), r.toString());

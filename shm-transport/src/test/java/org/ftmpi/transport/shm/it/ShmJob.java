@@ -25,6 +25,10 @@ import org.ftmpi.runtime.SharedMemoryFiles;
  * receiver asks for it) and kills itself once rank 0 has told it that the announcement is here
  * (CI once saw the death noticed before the RTS was read); rank 0 holds the announcement unmatched, waits until it
  * knows of the death, then posts the receive, and reports the error the receive ends with.
+ * With {@code full-ring-kill} (also {@code --recovery-mode ignore}), rank 0 posts 1000 sends of
+ * 32 KiB (the eager limit) to rank 1, 32 times what the ring holds, and rank 1 dies after
+ * receiving the first: rank 0 reports how many of its sends failed, from which on, and with
+ * which error.
  */
 public final class ShmJob {
     private ShmJob() {}
@@ -58,6 +62,10 @@ public final class ShmJob {
         }
         if (args.length > 0 && args[0].equals("announced-kill")) {
             announcedThenKill(me, 64 << 10);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("full-ring-kill")) {
+            fullRingThenKill(me, 32 << 10, 1000);
             return;
         }
         if (args.length > 0 && args[0].equals("kill")) {
@@ -97,6 +105,37 @@ public final class ShmJob {
         } catch (MPIException e) {
             System.out.println("rank 0 receive ended: class " + e.getErrorClass() + " " + e.getClass().getSimpleName());
         }
+        System.exit(0);
+    }
+
+    /**
+     * Rank 0 posts {@code count} eager sends of {@code bytes} to rank 1, more than the ring
+     * holds, so most wait in rank 0's engine for room; rank 1 takes the first and dies. Rank 0
+     * reports how its sends ended.
+     */
+    private static void fullRingThenKill(int me, int bytes, int count) throws MPIException {
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
+        ByteBuffer b = MPI.newByteBuffer(bytes);
+        if (me == 1) {
+            MPI.COMM_WORLD.recv(b, bytes, MPI.BYTE, 0, 9);
+            Await.killSelf();
+        }
+        Request[] reqs = new Request[count];
+        for (int m = 0; m < count; m++) reqs[m] = MPI.COMM_WORLD.iSend(b, bytes, MPI.BYTE, 1, 9);
+        int failed = 0, firstFailed = -1, succeededAfter = 0;
+        String cls = "none";
+        for (int m = 0; m < count; m++) {
+            try {
+                reqs[m].waitFor();
+                if (firstFailed >= 0) succeededAfter++;
+            } catch (MPIException e) {
+                failed++;
+                if (firstFailed < 0) firstFailed = m;
+                cls = e.getErrorClass() + " " + e.getClass().getSimpleName();
+            }
+        }
+        System.out.println("rank 0 sends ended: " + failed + " of " + count + " failed, from send " + firstFailed
+                + " on; " + succeededAfter + " succeeded after a failed one: class " + cls);
         System.exit(0);
     }
 
