@@ -139,8 +139,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         // A replacement (FT-MPI REBUILD) opens the transports whose reconnect can reach it: the
         // survivors connect to it over TCP and re-make their shared-memory pairs with it.
         if (restarting) {
-            List<String> wantedAllow = allow;
-            allow = REPLACEMENT_TRANSPORTS.stream().filter(n -> wantedAllow == null || wantedAllow.contains(n)).toList();
+            // Loops, not streams and lambdas, here and below: a replacement's MPI_Init is on the
+            // recovery's path, and the first run of a lambda's site spins a class (docs/fault-tolerance.md, "Session 24").
+            List<String> replacementAllow = new ArrayList<>();
+            for (String n : REPLACEMENT_TRANSPORTS) if (allow == null || allow.contains(n)) replacementAllow.add(n);
+            allow = replacementAllow;
         }
         TransportContext tc = new TransportContext(pre, this);
         Map<String, byte[]> endpoints = new LinkedHashMap<>();
@@ -162,7 +165,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             // memory waits for the survivors' pair files, so a survivor that dials this process
             // before it makes its file (reconnect, in transport order) is never waited on in turn.
             order = new ArrayList<>(transports);
-            order.sort(java.util.Comparator.comparingInt(t -> t.limits().exclusivity()));
+            for (int i = 1; i < order.size(); i++) { // insertion sort, stable: a handful of transports
+                Transport t = order.get(i);
+                int j = i;
+                for (; j > 0 && order.get(j - 1).limits().exclusivity() > t.limits().exclusivity(); j--) {
+                    order.set(j, order.get(j - 1));
+                }
+                order.set(j, t);
+            }
         }
         for (Transport t : order) t.connect(job);
         if (restarting) {

@@ -84,7 +84,15 @@ public final class FtTrace {
         what = new int[capacity];
         a = new int[capacity];
         b = new int[capacity];
-        if (on) Thread.ofPlatform().daemon().name("ftmpi-trace").start(this::printLoop);
+        if (on) Thread.ofPlatform().daemon().name("ftmpi-trace").start(new Printer(this));
+    }
+
+    /** The {@code ftmpi-trace} thread's body: a class, not a lambda (a REBUILD replacement makes its trace in MPI_Init). */
+    private record Printer(FtTrace trace) implements Runnable {
+        @Override
+        public void run() {
+            trace.printLoop();
+        }
     }
 
     /** Whether phases are recorded. */

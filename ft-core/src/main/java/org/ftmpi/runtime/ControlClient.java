@@ -244,6 +244,15 @@ public final class ControlClient implements RankRuntime {
     }
 
     /** Starts {@link #beat} on daemon thread {@code name} when {@code periodMs} > 0 (beats are on). */
+    /**
+     * Whether {@code s} is closed, as the stop condition of {@link #startBeats}: one lambda site,
+     * linked when a warm spare starts its beats, so that its takeover (which starts the rank's
+     * beats) spins no class on the recovery's path.
+     */
+    static java.util.function.BooleanSupplier closedOf(java.net.Socket s) {
+        return s::isClosed;
+    }
+
     static void startBeats(String name, DataOutputStream out, long periodMs, java.util.function.BooleanSupplier stop) {
         if (periodMs > 0) Thread.ofPlatform().name(name).daemon().start(() -> beat(out, periodMs, stop));
     }

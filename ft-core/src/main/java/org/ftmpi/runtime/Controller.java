@@ -381,7 +381,12 @@ public final class Controller implements AutoCloseable {
         exited[rank] = false;
         replacing[rank] = true;
         replacedAt[rank] = ++replacements;
-        deferred.removeIf(c -> c.rank == rank);
+        // Loops, not removeIf or a Comparator with a lambda: under REBUILD this runs between a
+        // death's notices and the warm spare's ASSIGN, and the first run of a lambda site spins a
+        // class (1-2 ms of CPU in this C1-only JVM; docs/fault-tolerance.md, "Session 24").
+        for (java.util.Iterator<Conn> it = deferred.iterator(); it.hasNext(); ) {
+            if (it.next().rank == rank) it.remove();
+        }
         joinDeferred();
     }
 
@@ -732,7 +737,14 @@ public final class Controller implements AutoCloseable {
 
     /** Joins the deferred replacements no earlier one holds back any more, in start order; under the lock. */
     private void joinDeferred() {
-        deferred.sort(java.util.Comparator.comparingLong(c -> replacedAt[c.rank]));
+        for (int i = 1; i < deferred.size(); i++) { // insertion sort by start order (a few entries at most)
+            Conn c = deferred.get(i);
+            int j = i;
+            for (; j > 0 && replacedAt[deferred.get(j - 1).rank] > replacedAt[c.rank]; j--) {
+                deferred.set(j, deferred.get(j - 1));
+            }
+            deferred.set(j, c);
+        }
         for (java.util.Iterator<Conn> it = deferred.iterator(); it.hasNext(); ) {
             Conn c = it.next();
             int r = c.rank;

@@ -151,6 +151,12 @@ final class Job implements Controller.Events {
 
     /** A death the watch reported: the rank the process ran, and when the watch woke. */
     private record Watched(int rank, long seenNs) {}
+
+    /** The job's shared-memory directory (job option shm-dir), resolved at the start. */
+    private java.nio.file.Path shmDir;
+    /** Instances made at the start so that their classes are loaded before a failure needs them. */
+    @SuppressWarnings("unused")
+    private List<Object> preloaded;
     /** The process whose watched death set the job's status to {@link #WATCHED_STATUS}, until its real status arrives. */
     private Process placeholderOwner;
 
@@ -201,6 +207,16 @@ final class Job implements Controller.Events {
         int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
         // slot = process id - 1: the ranks, the spares, and room for replacements
         afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
+        // and loads the death watch's other classes: loading one from the jar on the failure path
+        // costs a few hundred us of this C1-only JVM's CPU between a death's notices and a warm
+        // spare's ASSIGN (seen with -Xlog:class+load; docs/fault-tolerance.md, "Session 24")
+        shmDir = SharedMemoryFiles.dir(spec.options());
+        preloaded = List.of(new Watched(-1, 0), new SpareFilesOf(shmDir, jobId, 0));
+        try { // what the JDK's process reaper loads from the runtime image when a rank's process ends
+            Class.forName("java.lang.ProcessBuilder$NullOutputStream");
+        } catch (ClassNotFoundException e) {
+            // another JDK: it is loaded when needed
+        }
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
         idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "false"), n + nSpares,
                 hostCpus) && Signals.prepareIdle();
@@ -487,7 +503,7 @@ final class Job implements Controller.Events {
 
     /** Under REBUILD with warm spares: removes the files dead process {@code procId} made ahead for them, after the failure's delay. */
     private void removeSpareFilesLater(long procId) {
-        if (withSpares) afterFailure.later(new SpareFilesOf(SharedMemoryFiles.dir(spec.options()), jobId, procId));
+        if (withSpares) afterFailure.later(new SpareFilesOf(shmDir, jobId, procId));
     }
 
     /** What survivors are told of a death the watch saw, before its exit status is known. */

@@ -14,9 +14,8 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntPredicate;
-import java.util.function.LongSupplier;
 import org.ftmpi.runtime.SharedMemoryFiles;
+import org.ftmpi.transport.FrameSink;
 
 /**
  * Sets up the pair files of one rank during {@code connect}: creates (and reserves) the files
@@ -86,7 +85,7 @@ final class ShmConnector {
                 int mySide = r > me ? 0 : 1;
                 ControlWords w = regions[r].words();
                 long peerSide = side(1 - mySide);
-                await(() -> w.getIntAcquire(peerSide + SIDE_STATE), "rank " + r + " to attach");
+                awaitInt(w, peerSide + SIDE_STATE, 0, "rank " + r + " to attach");
                 long pid = w.getLongPlain(peerSide + SIDE_PID);
                 pairs[r] = new ShmPair(r, mySide, regions[r], cap, w.getIntPlain(SALT_OFFSET), pid, myPid);
                 w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid) ? CMA_OK : CMA_FAILED);
@@ -94,7 +93,7 @@ final class ShmConnector {
             for (int r : peers) {
                 ShmPair p = pairs[r];
                 ControlWords w = p.region.words();
-                await(() -> w.getIntAcquire(p.peerSide() + SIDE_CMA_RESULT), "rank " + r + " to probe");
+                awaitInt(w, p.peerSide() + SIDE_CMA_RESULT, 0, "rank " + r + " to probe");
                 p.peerReadsUs = config.cmaAllowed() && w.getIntAcquire(p.peerSide() + SIDE_CMA_RESULT) == CMA_OK;
             }
             for (Path p : created) Files.deleteIfExists(p);
@@ -202,24 +201,13 @@ final class ShmConnector {
      * long as the survivor lives: it makes the file when its recovery starts, at its next MPI
      * call, which a long computation can put off for any time (a note on stderr after 60 s says
      * so). Returns null when the survivor declined (it reaches this process over another
-     * transport) or when {@code gone} says its process has failed meanwhile.
+     * transport) or when {@code gone}'s {@link FrameSink#peerGone} says its process has failed meanwhile.
      */
-    ShmPair attachFor(int peer, long myProcId, IntPredicate gone) throws IOException {
+    ShmPair attachFor(int peer, long myProcId, FrameSink gone) throws IOException {
         Path p = replacementFile(peer, myProcId);
-        Path declined = p.resolveSibling(p.getFileName() + DECLINED_SUFFIX);
         int cap = config.ringBytes();
-        long noteAt = System.nanoTime() + TIMEOUT_NS;
-        boolean[] noted = {false};
-        Stop stop = () -> {
-            if (Files.deleteIfExists(declined) || gone.test(peer)) return true;
-            if (!noted[0] && System.nanoTime() - noteAt > 0) {
-                noted[0] = true;
-                System.err.println("ftmpi: rank " + me + " (a replacement) still waits for rank " + peer
-                        + "'s shared-memory pair file after 60 s; rank " + peer
-                        + " makes it when its recovery starts, at its next MPI call");
-            }
-            return false;
-        };
+        Stop stop = new ReplacementWait(p.resolveSibling(p.getFileName() + DECLINED_SUFFIX), gone, peer, me,
+                System.nanoTime() + TIMEOUT_NS);
         if (!awaitFile(p, fileBytes(cap), peer, Long.MAX_VALUE, stop)) return null;
         int mySide = me < peer ? 0 : 1;
         MappedRegion m = attach(p, fileBytes(cap), Math.min(me, peer), Math.max(me, peer));
@@ -267,15 +255,49 @@ final class ShmConnector {
     }
 
     /**
+     * {@link #attachFor}'s check: the survivor declined, or its process is gone; a note on stderr
+     * once after 60 s. A class, not a lambda: a replacement runs it in its MPI_Init, on the
+     * recovery's path, and the first run of a lambda's site spins a class (docs/fault-tolerance.md,
+     * "Session 24").
+     */
+    private static final class ReplacementWait implements Stop {
+        private final Path declined;
+        private final FrameSink gone;
+        private final int peer, me;
+        private final long noteAt;
+        private boolean noted;
+
+        ReplacementWait(Path declined, FrameSink gone, int peer, int me, long noteAt) {
+            this.declined = declined;
+            this.gone = gone;
+            this.peer = peer;
+            this.me = me;
+            this.noteAt = noteAt;
+        }
+
+        @Override
+        public boolean now() throws IOException {
+            if (Files.deleteIfExists(declined) || gone.peerGone(peer)) return true;
+            if (!noted && System.nanoTime() - noteAt > 0) {
+                noted = true;
+                System.err.println("ftmpi: rank " + me + " (a replacement) still waits for rank " + peer
+                        + "'s shared-memory pair file after 60 s; rank " + peer
+                        + " makes it when its recovery starts, at its next MPI call");
+            }
+            return false;
+        }
+    }
+
+    /**
      * Waits until rank {@code maker} has created file {@code p} of {@code bytes} bytes (at most
      * {@code timeoutNs}, {@code Long.MAX_VALUE} for no bound); false, at once, when {@code stop}
-     * says so first.
+     * (null: none) says so first.
      */
     private static boolean awaitFile(Path p, long bytes, int maker, long timeoutNs, Stop stop) throws IOException {
         long start = System.nanoTime();
         int naps = 0;
         while (!Files.exists(p) || Files.size(p) < bytes) {
-            if (stop.now()) return false;
+            if (stop != null && stop.now()) return false;
             if (System.nanoTime() - start > timeoutNs) {
                 throw new IOException("rank " + maker + " did not create " + p + " within 60 s");
             }
@@ -286,11 +308,11 @@ final class ShmConnector {
 
     /** Waits for the lower rank's file, maps it and checks that it belongs to the pair (lo, hi). */
     private MappedRegion attach(Path p, long bytes, int lo, int hi) throws IOException {
-        awaitFile(p, bytes, lo, TIMEOUT_NS, () -> false);
+        awaitFile(p, bytes, lo, TIMEOUT_NS, null);
         MappedRegion m = MappedRegion.open(p, bytes, config.unsafeAccess());
         try {
             ControlWords w = m.words();
-            await(() -> w.getIntAcquire(MAGIC_OFFSET) == MAGIC ? 1 : 0, "rank " + lo + " to initialise " + p);
+            awaitInt(w, MAGIC_OFFSET, MAGIC, "rank " + lo + " to initialise " + p);
             if (w.getIntPlain(VERSION_OFFSET) != LAYOUT_VERSION || w.getLongPlain(JOB_ID_OFFSET) != jobId
                     || w.getIntPlain(CAPACITY_OFFSET) != config.ringBytes()
                     || w.getIntPlain(LO_RANK_OFFSET) != lo || w.getIntPlain(HI_RANK_OFFSET) != hi) {
@@ -313,10 +335,14 @@ final class ShmConnector {
         return rc == 0 && got.get(ValueLayout.JAVA_LONG, 0) == token;
     }
 
-    private static void await(LongSupplier nonZero, String what) throws IOException {
+    /**
+     * Waits (60 s at most) until the int at {@code offset} is {@code want}, or with {@code want}
+     * 0 until it is not 0 (acquire reads). No lambda: replacements run it in their MPI_Init.
+     */
+    private static void awaitInt(ControlWords w, long offset, int want, String what) throws IOException {
         long deadline = System.nanoTime() + TIMEOUT_NS;
         int naps = 0;
-        while (nonZero.getAsLong() == 0) {
+        while (want == 0 ? w.getIntAcquire(offset) == 0 : w.getIntAcquire(offset) != want) {
             if (System.nanoTime() > deadline) throw new IOException("gave up waiting for " + what + " (60 s)");
             nap(naps++);
         }

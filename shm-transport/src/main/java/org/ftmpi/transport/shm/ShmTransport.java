@@ -143,7 +143,7 @@ final class ShmTransport implements Transport {
         pairs = new ShmPair[job.size()];
         long me = job.procIds()[job.rank()];
         for (int r : peers) {
-            ShmPair p = connector.attachFor(r, me, sink::peerGone);
+            ShmPair p = connector.attachFor(r, me, sink);
             if (p != null) install(p);
         }
     }
