@@ -217,6 +217,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         classifyTransports();
         sequence = new long[size];
         deferredTo = new int[size];
+        refusedIn = new int[size];
         peerFailed = new boolean[size];
         peerFailure = new String[size];
         for (int r = 0; r < size; r++) {
@@ -456,7 +457,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     /** Ranks with a deferred send; a flush pass stops once that many have refused. */
     private int deferredPeers;
     /** Per world rank: the flush pass in which a send to it was refused (its later sends wait). */
-    private int[] refusedIn;
+    private final int[] refusedIn;
     private int flushPass;
 
     /**
@@ -466,7 +467,6 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * edits {@link #deferred}: the pass stops there.
      */
     private int flushDeferred() {
-        if (refusedIn == null) refusedIn = new int[size];
         int pass = ++flushPass;
         int work = 0;
         int refused = 0;
@@ -1074,13 +1074,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         "mpi.RevokedException", "java.io.IOException", "org.ftmpi.runtime.ControlClient$Declared"};
 
     private static void preloadFailurePath() {
-        for (String c : FAILURE_PATH_CLASSES) {
-            try {
-                Class.forName(c, true, Engine.class.getClassLoader());
-            } catch (ClassNotFoundException | LinkageError e) {
-                // not on this class path (a test without the mpi facade): loaded on demand
-            }
-        }
+        org.ftmpi.runtime.Preload.classes(Engine.class.getClassLoader(), FAILURE_PATH_CLASSES);
     }
 
     // ------------------------------------------------------------------ frames in

@@ -154,9 +154,6 @@ final class Job implements Controller.Events {
 
     /** The job's shared-memory directory (job option shm-dir), resolved at the start. */
     private java.nio.file.Path shmDir;
-    /** Instances made at the start so that their classes are loaded before a failure needs them. */
-    @SuppressWarnings("unused")
-    private List<Object> preloaded;
     /** The process whose watched death set the job's status to {@link #WATCHED_STATUS}, until its real status arrives. */
     private Process placeholderOwner;
 
@@ -205,18 +202,15 @@ final class Job implements Controller.Events {
                 + ", " + n + " ranks");
         host = hostName();
         int nSpares = Integer.parseInt(spec.options().getOrDefault("spares", "0"));
-        // slot = process id - 1: the ranks, the spares, and room for replacements
         afterFailure.later(new Message(console, null, null)); // loads and runs the failure path's deferral now
         // and loads the death watch's other classes: loading one from the jar on the failure path
         // costs a few hundred us of this C1-only JVM's CPU between a death's notices and a warm
-        // spare's ASSIGN (seen with -Xlog:class+load; docs/fault-tolerance.md, "Session 24")
+        // spare's ASSIGN (seen with -Xlog:class+load; docs/fault-tolerance.md, "Session 24"); the
+        // last is what the JDK's process reaper loads from the runtime image when a rank's process ends
         shmDir = SharedMemoryFiles.dir(spec.options());
-        preloaded = List.of(new Watched(-1, 0), new SpareFilesOf(shmDir, jobId, 0));
-        try { // what the JDK's process reaper loads from the runtime image when a rank's process ends
-            Class.forName("java.lang.ProcessBuilder$NullOutputStream");
-        } catch (ClassNotFoundException e) {
-            // another JDK: it is loaded when needed
-        }
+        Preload.classes(Job.class.getClassLoader(), Watched.class.getName(), SpareFilesOf.class.getName(),
+                "java.lang.ProcessBuilder$NullOutputStream");
+        // slot = process id - 1: the ranks, the spares, and room for replacements
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
         idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "false"), n + nSpares,
                 hostCpus) && Signals.prepareIdle();

@@ -141,15 +141,9 @@ final class Spare {
     /** Loads the rank classes, then runs {@link WarmUp#run} in full before the spare reports ready. */
     static void warmUp(ClassLoader loader) {
         // The last two: what a replacement's MPI_Init loads that the warm-up (TCP, no trace) does not.
-        for (String c : new String[] {"mpi.MPI", "mpi.Intracomm", "org.ftmpi.p2p.Engine",
+        Preload.classes(loader, "mpi.MPI", "mpi.Intracomm", "org.ftmpi.p2p.Engine",
                 "org.ftmpi.runtime.ControlClient", "org.ftmpi.transport.tcp.TcpTransport",
-                "org.ftmpi.transport.shm.ShmConnector$ReplacementWait", "org.ftmpi.p2p.FtTrace$Printer"}) {
-            try {
-                Class.forName(c, true, loader);
-            } catch (ClassNotFoundException | LinkageError e) {
-                // not on this class path: loaded on demand
-            }
-        }
+                "org.ftmpi.transport.shm.ShmConnector$ReplacementWait", "org.ftmpi.p2p.FtTrace$Printer");
         WarmUp.run(WarmUp.SPARE_ROUNDS, true);
         takeoverOnce();
         firstCollection();

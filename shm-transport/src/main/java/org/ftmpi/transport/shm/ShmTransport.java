@@ -321,19 +321,13 @@ final class ShmTransport implements Transport {
     private static int flush(ShmPair p) {
         int work = 0;
         ShmPair.Pending f;
-        MemorySegment seg = p.out.segment();
         while ((f = p.backlog.peek()) != null) {
             MemorySegment frame = MemorySegment.ofArray(f.frame());
             if (f.pinned()) {
                 if (!writePinned(p, frame, f.pinnedAddress(), f.pinnedLength())) break;
                 p.backlogBytes -= f.pinnedLength();
             } else {
-                int length = f.frame().length - FrameHeader.BYTES;
-                int record = frameRecordBytes(length);
-                long at = p.out.claim(record);
-                if (at < 0) break;
-                MemorySegment.copy(frame, 0, seg, at + RECORD_FRAME_HEADER_OFFSET, f.frame().length);
-                p.out.publish(record, KIND_FRAME);
+                if (!write(p, frame, frame, FrameHeader.BYTES, f.frame().length - FrameHeader.BYTES)) break;
                 p.backlogBytes -= f.frame().length;
             }
             p.backlog.poll();
