@@ -4,7 +4,8 @@
 #
 #   bench/ft/run-ft-bench.sh [--rounds R] [--trials T] [--np "4 8"] [--recover-np "4 8 16"]
 #                            [--agree-fast "auto 0 8"] [--kill-at steady|jit]
-#                            [--only overhead,paired,detect,agree,sim,agree-sim,recover]
+#                            [--only overhead,paired,detect,agree,sim,agree-sim,recover,after]
+#                            [--after-np "3"]
 #
 # overhead: R rounds, each one job with the detector on (--hb-period 50, the default) and one
 #           with it off (--hb-period 0), the order alternating per round; a table of medians,
@@ -31,22 +32,26 @@
 #           injected SIGKILL to the last COMM_WORLD rebuilt (detection included); a fourth: from
 #           the SIGKILL to every rank's return from the first allReduce after the recovery (the
 #           job computes again; under REBUILD the replacement's start-up included).
+# after:    (not in the default list) T jobs per --after-np of bench ft-after (SHRINK, BLANK,
+#           REBUILD with a warm spare): an 8-byte ping-pong and a one-int allReduce before a
+#           failure and after its recovery; medians over the jobs of before, after and after/before.
 # Raw RESULT lines go to bench/results/ft-<UTC time, to the second>.txt as well.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 run="$root/bin/ftmpirun"
-rounds=7 trials=7 nps="4 8" rnps="4 8 16" afs="auto" killat=steady only="overhead,paired,detect,agree,sim,agree-sim,recover"
+rounds=7 trials=7 nps="4 8" rnps="4 8 16" anps="3" afs="auto" killat=steady only="overhead,paired,detect,agree,sim,agree-sim,recover"
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
         --trials) trials=$2; shift 2 ;;
         --np) nps=$2; shift 2 ;;
         --recover-np) rnps=$2; shift 2 ;;
+        --after-np) anps=$2; shift 2 ;;
         --agree-fast) afs=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
         --kill-at) killat=$2; shift 2 ;;
-        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
         *) echo "run-ft-bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -217,6 +222,30 @@ if [[ ,$only, == *,recover,* ]]; then
                 printf ' %-14s' "$(grep "^${fig%%:*}-np$np $k " "$raw" | cut -d' ' -f3 | median)"
             done
             echo
+        done
+    done
+fi
+
+if [[ ,$only, == *,after,* ]]; then
+    declare -A akinds=([shrink]="--comm-mode shrink" [blank]="--comm-mode blank" [rebuild-warm]="--comm-mode rebuild -sp 1")
+    for t in $(seq 1 "$trials"); do
+        for np in $anps; do
+            for k in shrink blank rebuild-warm; do
+                read -r -a o <<< "${akinds[$k]}"
+                line=$("$run" --timeout 600 -np "$np" "${o[@]}" --recovery-mode auto bench ft-after 2>/dev/null | grep '^RESULT ft-after' || true)
+                [ -n "$line" ] || { echo "run-ft-bench.sh: no RESULT line from ft-after np $np $k" >&2; continue; }
+                # RESULT ft-after np N mode M ping_us B A ratio R first F allreduce_us B A ratio R first F
+                read -r -a f <<< "$line"
+                echo "after-np$np $k ${f[7]} ${f[8]} ${f[10]} ${f[14]} ${f[15]} ${f[17]}" >> "$raw"
+            done
+        done
+    done
+    echo "## ft-after: before the failure / after the recovery (median over $trials jobs of each job's median round), ratio after/before"
+    printf '%-5s %-13s %-26s %-26s\n' np kind "ping 8 B one-way us" "allreduce 1 int us"
+    for np in $anps; do
+        for k in shrink blank rebuild-warm; do
+            col() { grep "^after-np$np $k " "$raw" | cut -d' ' -f"$1" | median; }
+            printf '%-5s %-13s %-26s %-26s\n' "$np" "$k" "$(col 3) / $(col 4) ($(col 5)x)" "$(col 6) / $(col 7) ($(col 8)x)"
         done
     done
 fi

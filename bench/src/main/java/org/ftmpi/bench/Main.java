@@ -7,7 +7,7 @@ import mpi.MPIException;
 /**
  * Entry point of the OSU-style point-to-point benchmarks:
  * {@code bin/ftmpirun -np 2 bench latency|bandwidth|bw|bibw [options]}; see {@link P2POptions#usage()}.
- * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim|ft-agree-sim|ft-coll|ft-recover|ft-teardown}
+ * The fault-tolerance benchmarks are {@code bench ft-overhead|ft-detect|ft-agree|ft-sim|ft-agree-sim|ft-coll|ft-recover|ft-after|ft-teardown}
  * ({@link org.ftmpi.bench.ft.FtBench}, {@link org.ftmpi.bench.ft.DetectorSim}, {@link org.ftmpi.bench.ft.AgreementSim}, {@link org.ftmpi.bench.ft.CollModeBench},
  * {@link org.ftmpi.bench.ft.RecoveryBench}, {@link org.ftmpi.bench.ft.TeardownBench}).
  */
@@ -37,6 +37,7 @@ public final class Main {
                     case "ft-agree-sim" -> org.ftmpi.bench.ft.AgreementSim.run(args, out, err);
                     case "ft-coll" -> org.ftmpi.bench.ft.CollModeBench.run(args, out, err);
                     case "ft-recover" -> org.ftmpi.bench.ft.RecoveryBench.run(args, out, err);
+                    case "ft-after" -> org.ftmpi.bench.ft.AfterRecoveryBench.run(args, out, err);
                     case "ft-teardown" -> org.ftmpi.bench.ft.TeardownBench.run(args, out, err);
                     default -> org.ftmpi.bench.ft.FtBench.run(args, out, err);
                 };

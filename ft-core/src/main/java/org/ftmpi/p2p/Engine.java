@@ -365,7 +365,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         lock.lock();
         try {
             if (forget && dest >= 0 && length <= eagerLimit[destWorld] && mode != Request.SYNC && !peerFailed[destWorld]
-                    && abortReason == null && !ftmpiActive && ftEvents == 0 && deferred.isEmpty()) {
+                    && abortReason == null && ftEvents == 0 && !(ftmpiActive && ftmpiSuspect(epoch)) && deferred.isEmpty()) {
                 try {
                     if (tryWriteFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, length,
                             memory, offset, (int) length)) {
@@ -612,7 +612,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 r.succeed(PROC_NULL, ANY_TAG, 0);
                 return r;
             }
-            if (ftmpiActive && ftmpiBlocked(r)) return r;
+            if (ftmpiActive && ftmpiSuspect(epoch) && ftmpiBlocked(r)) return r;
             MatchQueues q = queues(context);
             MatchQueues.Unexpected u = q.findUnexpected(source, sourceWorld, tag, epoch, true);
             if (u != null) {
@@ -1564,7 +1564,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             return true;
         }
-        if (ftmpiActive && ftmpiBlocked(r)) return true;
+        if (ftmpiActive && ftmpiSuspect(r.epoch) && ftmpiBlocked(r)) return true;
         if (r.peerWorld >= 0 && peerFailed[r.peerWorld]) {
             if (blankMode && recovered[r.peerWorld] && (r.context & 1) == 0) {
                 r.succeed(PROC_NULL, ANY_TAG, 0); // BLANK: a blank behaves as MPI_PROC_NULL
@@ -1623,7 +1623,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * handling: revoke, agreement, and failing its collectives when a member fails.
      */
     public CommFt registerComm(int context, int[] world) {
-        lock.lock();
+        boolean take = lockUnlessHeld();
         try {
             CommFt f = ft.state(context);
             f.world = world.clone();
@@ -1640,18 +1640,31 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             ft.replay(f);
             return f;
         } finally {
-            lock.unlock();
+            if (take) lock.unlock();
         }
     }
 
     /** Forgets a freed communicator's FT state. */
     public void unregisterComm(int context) {
-        lock.lock();
+        boolean take = lockUnlessHeld();
         try {
             ftComms.remove(context);
         } finally {
-            lock.unlock();
+            if (take) lock.unlock();
         }
+    }
+
+    /**
+     * Takes the progress lock unless this thread holds it (a recovery re-makes COMM_WORLD under
+     * {@link #beginGeneration}'s lock); returns whether the caller must unlock. Releasing a lock
+     * taken twice runs a branch of {@code ReentrantLock}'s release that a fault-free run never
+     * takes, which C2 compiles as a trap: the first recovery would send that compiled code back
+     * to the interpreter in every survivor.
+     */
+    private boolean lockUnlessHeld() {
+        if (lock.isHeldByCurrentThread()) return false;
+        lock.lock();
+        return true;
     }
 
     /** The instance number to {@link #agree} on in a union agreement ({@link #joinUnion}). */
@@ -2367,8 +2380,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
             lastQueues = null;
             detected = anyUncovered();
-            ftEvents++;
             rebind.rebind(failedWorld);
+            // The communicators of the new generation are clean unless a failure is still
+            // uncovered: the fast paths that ftEvents keeps off come back (a revoke or a failure
+            // from now on turns them off again).
+            ftEvents = detected || brokenCommunicator(g) ? ftEvents + 1 : 0;
             trace.record(FtTrace.REBUILT, g, 0);
             for (Iterator<Object[]> it = laterFt.iterator(); it.hasNext(); ) {
                 Object[] m = it.next();
@@ -2386,12 +2402,38 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
     }
 
+    /**
+     * Under the lock: whether a communicator made in generation {@code g} or later is revoked or
+     * has a failed member ({@link #ftUnusable} must see its requests). The FT-only states
+     * (negative or odd ids: the recovery's and ATOMIC group agreements') carry no requests.
+     */
+    private boolean brokenCommunicator(int g) {
+        for (CommFt f : ftComms.values()) {
+            if (f.context < 0 || (f.context & 1) != 0) continue;
+            Integer made = commGeneration.get(f.context);
+            if (made != null && made >= g && (f.revoked || f.collBroken)) return true;
+        }
+        return false;
+    }
+
     /** An FT frame of another generation: an older one is stale, a later one waits for it. */
     private void otherEpochFt(int peer, MemorySegment h, MemorySegment payload) {
         int e = FrameHeader.epoch(h);
         if (e < generation) return;
         laterFt.add(new Object[] {peer, FrameHeader.context(h), FrameHeader.tag(h),
                 payload.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), e});
+    }
+
+    /**
+     * FT-MPI, once a failure was seen: whether an operation of communicator epoch {@code epoch}
+     * needs {@link #ftmpiBlocked}'s checks, because a failure is not recovered yet or because its
+     * communicator was made before the last recovery. A communicator's epoch is the generation it
+     * was made in, the one {@link #registerComm} records, so the operations of a recovered job's
+     * COMM_WORLD and of communicators made since skip the map lookup (and a blocking send its
+     * fast path comes back).
+     */
+    private boolean ftmpiSuspect(int epoch) {
+        return detected || epoch < generation;
     }
 
     /** FT-MPI: fails {@code r} while a failure is not recovered, or on a communicator a recovery invalidated. */

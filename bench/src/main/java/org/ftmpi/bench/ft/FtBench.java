@@ -42,7 +42,7 @@ public final class FtBench {
     public static int run(String[] args, PrintStream out, PrintStream err) throws MPIException {
         String name = args[0];
         if (!name.equals("ft-overhead") && !name.equals("ft-detect") && !name.equals("ft-agree")) {
-            err.println("bench: unknown benchmark '" + name + "' (ft-overhead, ft-detect kill|stop, ft-agree, ft-sim, ft-agree-sim, ft-recover)");
+            err.println("bench: unknown benchmark '" + name + "' (ft-overhead, ft-detect kill|stop, ft-agree, ft-sim, ft-agree-sim, ft-coll, ft-recover, ft-after, ft-teardown)");
             return 2;
         }
         if (name.equals("ft-overhead") && args.length > 1 && !args[1].equals("paired")) {

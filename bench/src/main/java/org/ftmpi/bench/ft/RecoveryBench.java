@@ -97,8 +97,8 @@ public final class RecoveryBench {
         return 0;
     }
 
-    /** A whole number of at least 1, or -1. */
-    private static int count(String s) {
+    /** A whole number of at least 1, or -1 (also for {@link AfterRecoveryBench}). */
+    static int count(String s) {
         try {
             int v = Integer.parseInt(s);
             return v >= 1 ? v : -1;
