@@ -1071,7 +1071,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         "org.ftmpi.p2p.Engine$Decision", "org.ftmpi.p2p.MatchList$1", "java.util.NoSuchElementException",
         "java.util.TreeMap$Values", "java.util.TreeMap$ValueIterator", "java.util.concurrent.ConcurrentHashMap$KeyIterator",
         "mpi.ErrorCodes", "mpi.Recovery", "org.ftmpi.p2p.P2pException", "mpi.MPIException", "mpi.ProcFailedException",
-        "mpi.RevokedException", "java.io.IOException", "org.ftmpi.runtime.ControlClient$Declared"};
+        "mpi.RevokedException", "java.io.IOException", "org.ftmpi.runtime.ControlClient$Declared",
+        "org.ftmpi.p2p.FtTrace$Late", "org.ftmpi.transport.shm.ShmTransport$Unmap"};
 
     private static void preloadFailurePath() {
         org.ftmpi.runtime.Preload.classes(Engine.class.getClassLoader(), FAILURE_PATH_CLASSES);
@@ -2161,9 +2162,10 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         failedOrder.remove((Integer) w);
         recovered[w] = false;
         byte[] list = new byte[4 * covered.length];
-        java.nio.ByteBuffer.wrap(list).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(covered);
+        MemorySegment listed = MemorySegment.ofArray(list);
+        for (int i = 0; i < covered.length; i++) listed.set(FrameHeader.WIRE_INT, 4L * i, covered[i]);
         try {
-            writeFrame(w, FrameHeader.FT, WELCOME, rank, 0, generation, 0, 0, list.length, MemorySegment.ofArray(list), 0,
+            writeFrame(w, FrameHeader.FT, WELCOME, rank, 0, generation, 0, 0, list.length, listed, 0,
                     list.length);
         } catch (IOException e) {
             peerLost(w, e.getMessage());
@@ -2247,7 +2249,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private void welcome(int g, MemorySegment payload) {
         if (!restarted || welcomed) return;
         int[] covered = new int[(int) (payload.byteSize() / 4)];
-        payload.asByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(covered);
+        for (int i = 0; i < covered.length; i++) covered[i] = payload.get(FrameHeader.WIRE_INT, 4L * i);
         generation = g;
         welcomeCovered = covered;
         boolean[] isCovered = new boolean[size];

@@ -68,6 +68,12 @@ public final class FrameHeader {
     public static final int LENGTH_OFFSET = 48;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /**
+     * The wire's int (little-endian, unaligned), for the ints of control payloads: the layout
+     * every header access already uses, so writing one links nothing new (a heap buffer's
+     * {@code asIntBuffer} view loaded a JDK class from the module image on a recovery's path).
+     */
+    public static final ValueLayout.OfInt WIRE_INT = INT;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private FrameHeader() {}

@@ -646,7 +646,25 @@ final class ShmTransport implements Transport {
         close(p, cause);
         ExecutorService w = worker;
         if (w == null) unmap(p);
-        else w.execute(() -> unmap(p));
+        else w.execute(new Unmap(p));
+    }
+
+    /**
+     * The worker's unmapping of a retired pair: a class, not a lambda, and loaded by the engine
+     * ahead of any failure (a lambda's first run spins its class, on the recovery's path in every
+     * survivor: seen with {@code -Xlog:class+load} in session 25).
+     */
+    private static final class Unmap implements Runnable {
+        private final ShmPair pair;
+
+        Unmap(ShmPair pair) {
+            this.pair = pair;
+        }
+
+        @Override
+        public void run() {
+            unmap(pair);
+        }
     }
 
     /** Marks a pair lost and closed on this side and drops what it still had to send. */
