@@ -1072,7 +1072,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         "java.util.TreeMap$Values", "java.util.TreeMap$ValueIterator", "java.util.concurrent.ConcurrentHashMap$KeyIterator",
         "mpi.ErrorCodes", "mpi.Recovery", "org.ftmpi.p2p.P2pException", "mpi.MPIException", "mpi.ProcFailedException",
         "mpi.RevokedException", "java.io.IOException", "org.ftmpi.runtime.ControlClient$Declared",
-        "org.ftmpi.p2p.FtTrace$Late", "org.ftmpi.transport.shm.ShmTransport$Unmap", "mpi.BlankColls$Dense"};
+        "org.ftmpi.p2p.FtTrace$Late", "org.ftmpi.transport.shm.ShmTransport$Unmap", "mpi.BlankColls$Dense", "mpi.Recovery$TraceLine"};
 
     private static void preloadFailurePath() {
         org.ftmpi.runtime.Preload.classes(Engine.class.getClassLoader(), FAILURE_PATH_CLASSES);

@@ -154,7 +154,10 @@ final class Spare {
      * an iteration of the environment's entries, and a reflective call of a static method taking
      * a {@code String[]} (as RankMain calls the user's main: the JDK spins the method-handle forms
      * of that shape at the first such call). Seen with {@code -Xlog:class+load} after the
-     * assignment (docs/fault-tolerance.md, "Session 24").
+     * assignment (docs/fault-tolerance.md, "Session 24"). And the close of a connected blocking
+     * socket channel: the replacement's TCP transport closes the connection that the dead rank
+     * made to this spare ahead, and the JDK spins a lambda at its first such close
+     * ({@code Net.shouldShutdownWriteBeforeClose}; session 25, {@code -XX:LogClassLoadingCauseFor}).
      */
     private static void takeoverOnce() {
         int entries = 0;
@@ -163,6 +166,15 @@ final class Spare {
             Spare.class.getDeclaredMethod("noMain", String[].class).invoke(null, (Object) new String[] {Integer.toString(entries)});
         } catch (ReflectiveOperationException e) {
             // only a warm-up
+        }
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+            try (java.nio.channels.SocketChannel out = java.nio.channels.SocketChannel.open(server.getLocalAddress());
+                 java.nio.channels.SocketChannel in = server.accept()) {
+                entries += in.isBlocking() && out.isBlocking() ? 0 : 1; // both closed here, in blocking mode
+            }
+        } catch (IOException e) {
+            // only a warm-up: the first close is then the takeover's
         }
     }
 

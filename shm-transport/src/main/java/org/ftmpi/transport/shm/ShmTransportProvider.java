@@ -36,6 +36,7 @@ public final class ShmTransportProvider implements TransportProvider {
     public byte[] spareEndpoint(JobInfo job) {
         long pid = ProcessHandle.current().pid();
         if (unavailabilityCause(job, "probe-spare-" + pid) != null) return null;
+        boolean probed = Cma.WORKS; // now, not in the MPI_Init of the rank this spare takes over
         try {
             return ShmTransport.endpoint(hostKey(ShmConfig.from(job).dir()), pid);
         } catch (IOException e) {
@@ -78,7 +79,16 @@ public final class ShmTransportProvider implements TransportProvider {
     @Override
     public Transport open(TransportContext context) throws IOException {
         ShmConfig config = ShmConfig.from(context.job());
-        return new ShmTransport(context.job(), context.sink(), config, hostKey(config.dir()), cmaWorksHere());
+        return new ShmTransport(context.job(), context.sink(), config, hostKey(config.dir()), Cma.WORKS);
+    }
+
+    /**
+     * {@link #cmaWorksHere}, probed once per process. A warm spare probes it ahead ({@link
+     * #spareEndpoint}): the first call of the downcall spins its method-handle forms, which a
+     * replacement's MPI_Init did after the takeover (session 25, {@code -XX:LogClassLoadingCauseFor}).
+     */
+    private static final class Cma {
+        static final boolean WORKS = cmaWorksHere();
     }
 
     /**
