@@ -365,7 +365,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         lock.lock();
         try {
             if (forget && dest >= 0 && length <= eagerLimit[destWorld] && mode != Request.SYNC && !peerFailed[destWorld]
-                    && abortReason == null && ftEvents == 0 && !(ftmpiActive && ftmpiSuspect(epoch)) && deferred.isEmpty()) {
+                    && abortReason == null && ftEvents == 0 && !ftmpiSuspect(epoch) && deferred.isEmpty()) {
                 try {
                     if (tryWriteFrame(destWorld, FrameHeader.EAGER, context, myRank, tag, epoch, 0, length,
                             memory, offset, (int) length)) {
@@ -612,7 +612,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 r.succeed(PROC_NULL, ANY_TAG, 0);
                 return r;
             }
-            if (ftmpiActive && ftmpiSuspect(epoch) && ftmpiBlocked(r)) return r;
+            if (ftmpiSuspect(epoch) && ftmpiBlocked(r)) return r;
             MatchQueues q = queues(context);
             MatchQueues.Unexpected u = q.findUnexpected(source, sourceWorld, tag, epoch, true);
             if (u != null) {
@@ -1565,7 +1565,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             return true;
         }
-        if (ftmpiActive && ftmpiSuspect(r.epoch) && ftmpiBlocked(r)) return true;
+        if (ftmpiSuspect(r.epoch) && ftmpiBlocked(r)) return true;
         if (r.peerWorld >= 0 && peerFailed[r.peerWorld]) {
             if (blankMode && recovered[r.peerWorld] && (r.context & 1) == 0) {
                 r.succeed(PROC_NULL, ANY_TAG, 0); // BLANK: a blank behaves as MPI_PROC_NULL
@@ -2427,15 +2427,16 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     /**
-     * FT-MPI, once a failure was seen: whether an operation of communicator epoch {@code epoch}
-     * needs {@link #ftmpiBlocked}'s checks, because a failure is not recovered yet or because its
+     * FT-MPI: whether an operation of communicator epoch {@code epoch} needs {@link
+     * #ftmpiBlocked}'s checks: never before a failure was seen ({@link #ftmpiActive}, one plain
+     * read on the fault-free path); after one, while it is not recovered or when the
      * communicator was made before the last recovery. A communicator's epoch is the generation it
      * was made in, the one {@link #registerComm} records, so the operations of a recovered job's
      * COMM_WORLD and of communicators made since skip the map lookup (and a blocking send its
      * fast path comes back).
      */
     private boolean ftmpiSuspect(int epoch) {
-        return detected || epoch < generation;
+        return ftmpiActive && (detected || epoch < generation);
     }
 
     /** FT-MPI: fails {@code r} while a failure is not recovered, or on a communicator a recovery invalidated. */

@@ -113,7 +113,7 @@ public final class AfterRecoveryBench {
 
     /** "BEFORE AFTER ratio R first F": medians (after: without its first round). */
     private static String compare(double[] before, double[] after) {
-        double b = median(before), a = median(Arrays.copyOfRange(after, 1, after.length));
+        double b = FtBench.median(before), a = FtBench.median(Arrays.copyOfRange(after, 1, after.length));
         return String.format(Locale.ROOT, "%.3f %.3f ratio %.2f first %.3f", b, a, a / b, after[0]);
     }
 
@@ -140,11 +140,5 @@ public final class AfterRecoveryBench {
         long t0 = System.nanoTime();
         for (int i = 0; i < calls; i++) c.allReduce(one, sum, 1, MPI.INT, MPI.SUM);
         return (System.nanoTime() - t0) / 1e3 / calls;
-    }
-
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 }
