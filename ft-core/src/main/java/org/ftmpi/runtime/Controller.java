@@ -5,6 +5,8 @@ import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -470,6 +472,20 @@ public final class Controller implements AutoCloseable {
             if (c.rank != rank) {
                 c.trySend(f);
             }
+        }
+    }
+
+    /**
+     * Encodes a PROCESS_FAILED frame (for no process) and writes it to nowhere, once at the job's
+     * start, so that a death's first notice does not link this code in the controller's
+     * interpreter ({@link DeathWatch#warm}).
+     */
+    void warmNotice(String how) {
+        Frame f = ControlMessages.failed(new ControlMessages.Failed(-1, -1, how));
+        try {
+            FrameCodec.write(new DataOutputStream(OutputStream.nullOutputStream()), f);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a null stream does not fail
         }
     }
 

@@ -77,17 +77,19 @@ final class Job implements Controller.Events {
     /** The job starts warm spares (REBUILD): the ranks make pair files ahead for them, removed after a maker's death. */
     private final boolean withSpares;
     /**
-     * Job option {@code idle-teardown}: {@code false} (the default), {@code auto} or {@code true}.
+     * Job option {@code idle-teardown}: {@code auto} (the default), {@code true} or {@code false}.
      * When the death watch sees a process die, the controller, right after telling the
      * survivors, moves the dying process's threads to SCHED_IDLE ({@link Signals#idle}): its
      * teardown (the kernel freeing a JVM's memory, 2-6 ms of CPU on the test machine) then runs
      * when a CPU is free, not in turns with the survivors' recovery. {@code auto}: only when this
-     * host runs more of the job's processes than ftmpirun may use CPUs ({@link #idleTeardown}).
-     * Off by default: a fresh-clone CI run with {@code auto} on saw a REBUILD job of two
+     * host runs more of the job's processes than ftmpirun may use CPUs, and the job starts no
+     * process after a failure (any comm mode but REBUILD; {@link #idleTeardown}). A fresh-clone
+     * CI run with {@code auto} on for every mode (session 20) saw a REBUILD job of two
      * simultaneous deaths stall (a starting spare not ready within 10 s, a survivor declared
-     * hung). The teardown holds kernel locks that live processes need too (the shared-memory
-     * files' mapping locks, among others), and a SCHED_IDLE holder on busy CPUs makes them
-     * wait: a priority inversion, not proven but not ruled out either.
+     * hung). The teardown holds kernel locks that a starting JVM needs too (the mapping locks of
+     * the files every JVM of the job maps: the JDK's modules, the AOT cache), and a SCHED_IDLE
+     * holder on busy CPUs makes it wait: a priority inversion, not proven but not ruled out
+     * either. Under SHRINK, BLANK, IGNORE and ABORT no process starts.
      */
     static final String IDLE_TEARDOWN = "idle-teardown";
     /** The values of {@link #IDLE_TEARDOWN}. */
@@ -111,16 +113,17 @@ final class Job implements Controller.Events {
 
     /**
      * Whether a dying process's teardown goes to SCHED_IDLE: {@code value} of {@link
-     * #IDLE_TEARDOWN} for a job of {@code processes} (ranks and spares) on a host of {@code cpus}.
+     * #IDLE_TEARDOWN} for a job of {@code processes} (ranks and spares) on a host of {@code cpus}
+     * that starts processes after a failure ({@code startsProcesses}: REBUILD) or not.
      * Not by default where every process has a CPU: there it competes with nobody's recovery,
      * and on CPUs that never idle (ranks that busy-poll) a SCHED_IDLE process gets a tiny share,
      * so a large heap would stay allocated for seconds while a replacement starts.
      */
-    static boolean idleTeardown(String value, int processes, int cpus) {
+    static boolean idleTeardown(String value, int processes, int cpus, boolean startsProcesses) {
         return switch (value) {
             case "true" -> true;
             case "false" -> false;
-            default -> cpus > 0 && processes > cpus;
+            default -> cpus > 0 && processes > cpus && !startsProcesses;
         };
     }
 
@@ -212,8 +215,12 @@ final class Job implements Controller.Events {
                 "java.lang.ProcessBuilder$NullOutputStream");
         // slot = process id - 1: the ranks, the spares, and room for replacements
         deathWatch = DeathWatch.create(spec.options(), jobId, n + nSpares + 256, this::deathSeen, console);
-        idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "false"), n + nSpares,
-                hostCpus) && Signals.prepareIdle();
+        if (deathWatch != null) {
+            deathWatch.warm();
+            controller.warmNotice(WATCHED_HOW);
+        }
+        idleTeardown = deathWatch != null && idleTeardown(spec.options().getOrDefault(IDLE_TEARDOWN, "auto"), n + nSpares,
+                hostCpus, rebuild) && Signals.prepareIdle();
         for (int r = 0; r < n; r++) {
             try {
                 spawn(r, host, false);
@@ -412,6 +419,7 @@ final class Job implements Controller.Events {
         int told = controller.unfinalizedRank(procId);
         if (told >= 0) controller.notifyFailure(told, procId, WATCHED_HOW); // every survivor waits for it
         long sentNs = System.nanoTime();
+        if (procId < 0) return; // the start's warm-up run (DeathWatch.warm)
         if (idleTeardown) Signals.idle(pid); // its teardown, ms of CPU, runs when nothing else wants one
         boolean eofFirst = controller.connectionEnded(procId);
         Process dead = null;

@@ -124,15 +124,16 @@ class LauncherOptionsTest {
     }
 
     @Test
-    void idleTeardownIsAutoTrueOrFalseAndAutoMeansAnOversubscribedHost() throws UsageException {
+    void idleTeardownIsAutoTrueOrFalseAndAutoMeansAnOversubscribedHostThatStartsNoProcess() throws UsageException {
         assertMessage("job option idle-teardown is one of auto, true, false, got 'yes'",
                 "-np", "2", "--opt", "idle-teardown=yes", "M");
         assertEquals("false", parse("-np", "2", "--opt", "idle-teardown=false", "M").options().get("idle-teardown"));
-        assertTrue(Job.idleTeardown("auto", 4, 2), "4 processes on 2 CPUs");
-        assertFalse(Job.idleTeardown("auto", 2, 2), "a CPU for each process");
-        assertFalse(Job.idleTeardown("auto", 4, 0), "CPUs unknown");
-        assertTrue(Job.idleTeardown("true", 1, 8));
-        assertFalse(Job.idleTeardown("false", 8, 2));
+        assertTrue(Job.idleTeardown("auto", 4, 2, false), "4 processes on 2 CPUs");
+        assertFalse(Job.idleTeardown("auto", 4, 2, true), "a REBUILD job starts processes after a failure");
+        assertFalse(Job.idleTeardown("auto", 2, 2, false), "a CPU for each process");
+        assertFalse(Job.idleTeardown("auto", 4, 0, false), "CPUs unknown");
+        assertTrue(Job.idleTeardown("true", 1, 8, true));
+        assertFalse(Job.idleTeardown("false", 8, 2, false));
     }
 
     @Test
