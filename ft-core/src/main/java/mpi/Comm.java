@@ -512,7 +512,7 @@ public class Comm implements Freeable, Cloneable {
         if (ft.isRevoked()) throw raise(MPI.ERR_REVOKED, op + ": the communicator " + name + " has been revoked");
         if (source == MPI.ANY_SOURCE && unacknowledgedFailure()) throw anySourceFailure(op, false);
         try {
-            return engine.probe(context, source, source >= 0 ? peers[source] : -1, tag, remove);
+            return engine.probe(context, epoch, source, source >= 0 ? peers[source] : -1, tag, remove);
         } catch (P2pException e) {
             throw raise(e, op);
         }

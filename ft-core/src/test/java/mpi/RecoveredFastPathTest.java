@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * After an FT-MPI recovery, COMM_WORLD of the new generation runs on the fault-free paths again
  * (a blocking eager send is written at once and returns the engine's shared completed request),
  * while everything the recovery made invalid stays so: a communicator made before it fails with
- * {@code ERR_COMM} in the engine too, and a revoke or a second failure turns the checks back on.
+ * {@code ERR_COMM} in the engine too (sends, receives, probes), and a revoke or a second failure
+ * turns the checks back on.
  * Ranks are threads ({@link LocalJob}); the failure is {@link LocalJobRuntime#kill}.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -95,6 +96,29 @@ class RecoveredFastPathTest {
                         v, 0, 4);
                 assertTrue(q.isComplete());
                 assertEquals(MPI.ERR_COMM, q.errorClass(), "a stale communicator's receive in the engine");
+            }
+            w.barrier();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shrink", "blank"})
+    void aProbeFindsMessagesOnTheRecoveredCommWorldAndFailsOnAStaleCommunicator(String commMode) throws Exception {
+        afterRecovery(commMode, (w, stale, job) -> {
+            int me = w.getRank(), peer = 1 - me;
+            MPIException e = assertThrows(MPIException.class, () -> stale.iProbe(peer, 9));
+            assertEquals(MPI.ERR_COMM, e.getErrorClass(), e.getMessage());
+            org.ftmpi.p2p.P2pException p = assertThrows(org.ftmpi.p2p.P2pException.class,
+                    () -> stale.engine.probe(stale.context, stale.epoch, peer, w.peers[peer], 9, false));
+            assertEquals(MPI.ERR_COMM, p.errorClass(), "a stale communicator's probe in the engine");
+            if (me == 0) {
+                w.send(new int[] {7}, 1, MPI.INT, peer, 9);
+            } else {
+                Status st = w.probe(peer, 9);
+                assertEquals(peer, st.getSource());
+                int[] got = new int[1];
+                w.recv(got, 1, MPI.INT, peer, 9);
+                assertEquals(7, got[0]);
             }
             w.barrier();
         });

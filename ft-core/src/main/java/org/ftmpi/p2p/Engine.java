@@ -634,13 +634,14 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /**
      * Looks for a matching message without receiving it; with {@code remove}, takes it out of
-     * matching (MPI_Improbe) so that only {@link #receiveMatched} can receive it.
+     * matching (MPI_Improbe) so that only {@link #receiveMatched} can receive it. {@code epoch}:
+     * the communicator's, as for {@link #receive}.
      */
-    public Probed probe(int context, int source, int sourceWorld, int tag, boolean remove) throws P2pException {
+    public Probed probe(int context, int epoch, int source, int sourceWorld, int tag, boolean remove) throws P2pException {
         lock.lock();
         try {
             progressLocked();
-            if (ftmpiActive) ftmpiProbeCheck(context);
+            if (ftmpiSuspect(epoch)) ftmpiProbeCheck(context);
             MatchQueues q = queues(context);
             MatchQueues.Unexpected u = q.findUnexpected(source, sourceWorld, tag, generation, remove);
             if (u != null) {
@@ -1509,6 +1510,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             if (!detected) detectedAtNs = System.nanoTime();
             detected = true;
             ftmpiActive = true;
+            suspectBelow = suspectBound();
         }
         for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
             Request r = it.next();
@@ -2268,6 +2270,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             }
         }
         detected = anyUncovered();
+        suspectBelow = suspectBound();
         welcomed = true;
     }
 
@@ -2380,8 +2383,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     ftComms.remove(ctx);
                 }
             }
-            lastQueues = null;
+            forgetQueues();
             detected = anyUncovered();
+            suspectBelow = suspectBound();
             rebind.rebind(failedWorld);
             // The communicators of the new generation are clean unless a failure is still
             // uncovered: the fast paths that ftEvents keeps off come back (a revoke or a failure
@@ -2428,15 +2432,33 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /**
      * FT-MPI: whether an operation of communicator epoch {@code epoch} needs {@link
-     * #ftmpiBlocked}'s checks: never before a failure was seen ({@link #ftmpiActive}, one plain
-     * read on the fault-free path); after one, while it is not recovered or when the
-     * communicator was made before the last recovery. A communicator's epoch is the generation it
-     * was made in, the one {@link #registerComm} records, so the operations of a recovered job's
-     * COMM_WORLD and of communicators made since skip the map lookup (and a blocking send its
-     * fast path comes back).
+     * #ftmpiBlocked}'s checks: never before a failure was seen ({@link #ftmpiActive}); after
+     * one, while it is not recovered or when the communicator was made before the last recovery.
+     * A communicator's epoch is the generation it was made in, the one {@link #registerComm}
+     * records, so the operations of a recovered job's COMM_WORLD and of communicators made since
+     * skip the map lookup (and a blocking send its fast path comes back).
+     *
+     * <p>One comparison with {@link #suspectBelow}, which holds the three states: the JIT
+     * compiles this branch as never taken (an uncommon trap) from a fault-free profile, and a
+     * recovered job's operations still never take it. Written as {@code ftmpiActive && (detected
+     * || epoch < generation)}, the first term became true for good at the first failure, and every
+     * survivor's first operations after its recovery deoptimized {@code send}, {@code receive} and
+     * {@link #failIfUnusable} (seen with {@code -Xlog:deoptimization}).
      */
     private boolean ftmpiSuspect(int epoch) {
-        return ftmpiActive && (detected || epoch < generation);
+        return epoch < suspectBelow;
+    }
+
+    /**
+     * {@link #ftmpiSuspect}'s bound, under the lock: below every epoch before a failure was seen,
+     * above every epoch while one is not recovered, else the generation. Recomputed
+     * ({@link #suspectBound}) wherever {@link #ftmpiActive}, {@link #detected} or {@link
+     * #generation} change.
+     */
+    private int suspectBelow = Integer.MIN_VALUE;
+
+    private int suspectBound() {
+        return !ftmpiActive ? Integer.MIN_VALUE : detected ? Integer.MAX_VALUE : generation;
     }
 
     /** FT-MPI: fails {@code r} while a failure is not recovered, or on a communicator a recovery invalidated. */
@@ -2623,7 +2645,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             MatchQueues p = contexts.get(id), c = contexts.get(id + 1);
             if (p != null && p.posted.isEmpty()) contexts.remove(id);
             if (c != null && c.posted.isEmpty()) contexts.remove(id + 1);
-            lastQueues = null;
+            forgetQueues();
         } finally {
             lock.unlock();
         }
@@ -2691,7 +2713,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     }
 
     private MatchQueues queues(int context) {
-        if (context == lastContext && lastQueues != null) return lastQueues;
+        if (context == lastContext) return lastQueues;
         MatchQueues q = contexts.get(context);
         if (q == null) {
             q = new MatchQueues(contMode && (context & 1) == 0);
@@ -2702,9 +2724,21 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         return q;
     }
 
-    /** One-entry cache of {@link #queues}: most traffic goes to one communicator at a time. */
-    private int lastContext;
+    /**
+     * One-entry cache of {@link #queues}: most traffic goes to one communicator at a time. Emptied
+     * ({@link #forgetQueues}) with a context id no communicator has, so that the lookup's only
+     * test is one the JIT has seen fail on the fault-free path (a context switch): a null test
+     * that only a recovery took deoptimized it in every survivor (seen with
+     * {@code -Xlog:deoptimization}).
+     */
+    private int lastContext = NO_CONTEXT;
     private MatchQueues lastQueues;
+    private static final int NO_CONTEXT = Integer.MIN_VALUE;
+
+    private void forgetQueues() {
+        lastContext = NO_CONTEXT;
+        lastQueues = null;
+    }
 
     /** MPI_Finalize: waits for every rank, then closes the transports. */
     public void finish() throws IOException {

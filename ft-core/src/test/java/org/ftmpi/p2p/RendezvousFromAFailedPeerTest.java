@@ -33,7 +33,7 @@ class RendezvousFromAFailedPeerTest extends TwoRankEngines {
         Await.until("rank 0 holds rank 1's message unmatched", Duration.ofSeconds(30), () -> {
             e[1].progress();
             try {
-                return e[0].probe(0, 1, 1, tag, false) != null;
+                return e[0].probe(0, 0, 1, 1, tag, false) != null;
             } catch (P2pException ex) {
                 throw new AssertionError(ex);
             }
@@ -54,7 +54,7 @@ class RendezvousFromAFailedPeerTest extends TwoRankEngines {
     void aReceivePostedAfterTheFailureFailsInsteadOfMatchingTheDeadSendersRendezvous() throws Exception {
         arrivesUnexpected(LARGE, TAG);
         rank1Fails();
-        P2pException probed = assertThrows(P2pException.class, () -> e[0].probe(0, 1, 1, TAG, false),
+        P2pException probed = assertThrows(P2pException.class, () -> e[0].probe(0, 0, 1, 1, TAG, false),
                 "a probe reports a message that can never be received");
         assertEquals(ErrorClass.ERR_OTHER, probed.errorClass());
         Request r = e[0].receive(0, 0, 1, 1, TAG, arena.allocate(LARGE), 0, LARGE);
@@ -64,7 +64,7 @@ class RendezvousFromAFailedPeerTest extends TwoRankEngines {
     @Test
     void aMatchedProbeOfTheRendezvousReceivedAfterTheFailureFails() throws Exception {
         arrivesUnexpected(LARGE, TAG);
-        Engine.Probed p = e[0].probe(0, 1, 1, TAG, true);
+        Engine.Probed p = e[0].probe(0, 0, 1, 1, TAG, true);
         assertNotNull(p);
         assertEquals(LARGE, p.length());
         rank1Fails();
