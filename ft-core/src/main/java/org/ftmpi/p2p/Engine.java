@@ -1462,7 +1462,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                     }
                 }
             }
-            peerLost(worldRank, "rank " + worldRank + " " + how);
+            // not passed on: the job tells every process (the controller each survivor, or the
+            // heartbeat ring's broadcast), and at np 8 on 2 cores the n * (n - 1) frames of
+            // everyone passing it on cost the survivors more CPU than they saved
+            // (docs/fault-tolerance.md, "The recovery")
+            peerLost(worldRank, "rank " + worldRank + " " + how, false);
         } finally {
             lock.unlock();
         }
@@ -1490,6 +1494,15 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Marks a peer failed and completes, with an error, everything that depends on it. */
     private void peerLost(int peer, String cause) {
+        peerLost(peer, cause, true);
+    }
+
+    /**
+     * {@link #peerLost(int, String)}; {@code passOn}: under FT-MPI recovery, whether to pass the
+     * failure on to the other processes ({@link #passOn}), which is for a failure this process
+     * may be the only one to have seen (a transport's, another survivor's report).
+     */
+    private void peerLost(int peer, String cause, boolean passOn) {
         if (!constructed) {
             synchronized (early) {
                 if (!constructed) {
@@ -1533,7 +1546,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         }
         ftPeerLost(peer, msg);
         if (ftmpiNow) {
-            passOn(peer, cause);
+            if (passOn) passOn(peer, cause);
             failAllPending(procFailedClass, msg + " (FT-MPI: communication fails until the recovery)", peer);
         }
         wakeParked();

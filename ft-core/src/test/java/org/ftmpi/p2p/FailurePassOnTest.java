@@ -13,10 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Under FT-MPI recovery a survivor passes a failure it learned of on to the other processes
- * (Engine.passOn), so that they do not each wait for their own notice: here only rank 0's
- * engine is told that rank 2 failed, and rank 1 learns of it from rank 0, with the notice's
- * cause. Under recovery-mode ignore (ULFM semantics) nothing is passed on.
+ * Under FT-MPI recovery a survivor passes a failure that it may be the only one to have seen (its
+ * transport lost the connection) on to the other processes (Engine.passOn), so that they do not
+ * each wait until their own transport or the job tells them: here only rank 0's engine loses
+ * rank 2, and rank 1 learns of it from rank 0, with the cause. A notice from the job (controller
+ * or heartbeat ring) reaches every process, and is not passed on. Under recovery-mode ignore
+ * (ULFM semantics) nothing is passed on.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FailurePassOnTest {
@@ -26,8 +28,7 @@ class FailurePassOnTest {
         LocalJobRuntime job = new LocalJobRuntime(3, Map.of("comm-mode", "shrink", "recovery-mode", "auto"));
         Engine[] e = LocalEngines.start(job);
         try {
-            long id = job.rank(0).preliminaryInfo().procIds()[2];
-            e[0].processFailed(2, id, "was killed by the test");
+            e[0].onPeerLost(2, "was killed by the test");
             assertTrue(e[0].isFailed(2));
             Await.until("rank 1 learns of rank 2's failure from rank 0", Duration.ofSeconds(30), () -> {
                 e[1].progress();
@@ -38,7 +39,27 @@ class FailurePassOnTest {
             // a new operation fails with the notice's own cause
             Request r = e[1].receive(0, 0, 0, 7, MemorySegment.ofArray(new byte[4]), 0, 4);
             assertTrue(r.complete);
-            assertTrue(r.errorMessage().contains("rank 2 was killed by the test"), r.errorMessage());
+            assertTrue(r.errorMessage().contains("connection to rank 2 lost: was killed by the test"), r.errorMessage());
+        } finally {
+            LocalEngines.closeAll(e);
+        }
+    }
+
+    @Test
+    void aNoticeFromTheJobIsNotPassedOn() throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(4, Map.of("comm-mode", "shrink", "recovery-mode", "auto"));
+        Engine[] e = LocalEngines.start(job);
+        try {
+            long id = job.rank(0).preliminaryInfo().procIds()[2];
+            e[0].processFailed(2, id, "was killed by the test"); // as the job tells every process
+            e[0].onPeerLost(3, "was killed by the test"); // as only rank 0's transport may see
+            // frames between two ranks arrive in order: a passed-on notice of rank 2 would
+            // reach rank 1 before the one of rank 3
+            Await.until("rank 1 learns of rank 3's failure from rank 0", Duration.ofSeconds(30), () -> {
+                e[1].progress();
+                return e[1].isFailed(3);
+            });
+            assertFalse(e[1].isFailed(2), "rank 0 passed on the job's notice of rank 2's failure");
         } finally {
             LocalEngines.closeAll(e);
         }
@@ -46,7 +67,12 @@ class FailurePassOnTest {
 
     @Test
     void notPassedOnUnderRecoveryModeIgnore() throws Exception {
-        LocalJobRuntime job = new LocalJobRuntime(3, Map.of("comm-mode", "shrink", "recovery-mode", "ignore"));
+        assertNotPassedOn(Map.of("comm-mode", "shrink", "recovery-mode", "ignore"));
+    }
+
+    /** Rank 0's engine alone gets the job's notice that rank 2 failed; rank 1 must not hear it from rank 0. */
+    private static void assertNotPassedOn(Map<String, String> options) throws Exception {
+        LocalJobRuntime job = new LocalJobRuntime(3, options);
         Engine[] e = LocalEngines.start(job);
         try (Arena a = Arena.ofShared()) { // shared: the progress agent may deliver the message
             long id = job.rank(0).preliminaryInfo().procIds()[2];
@@ -63,7 +89,7 @@ class FailurePassOnTest {
                 return r.complete && s.complete;
             });
             assertEquals(42, in.get(java.lang.foreign.ValueLayout.JAVA_INT, 0));
-            assertFalse(e[1].isFailed(2), "rank 1 was told of rank 2's failure by rank 0 under recovery-mode ignore");
+            assertFalse(e[1].isFailed(2), "rank 1 was told of rank 2's failure by rank 0 (" + options + ")");
         } finally {
             LocalEngines.closeAll(e);
         }
