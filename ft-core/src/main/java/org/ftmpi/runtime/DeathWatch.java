@@ -102,7 +102,9 @@ final class DeathWatch {
      */
     void warm() {
         long now = System.nanoTime();
-        if (file.state(0) >= 0) listener.died(-1, -1 - file.pid(0), now);
+        file.state(0); // the slot reads await makes after a death
+        file.pid(0);
+        listener.died(-1, -1, now);
     }
 
     private void await(int slot, long procId) {
