@@ -419,8 +419,6 @@ final class Job implements Controller.Events {
         int told = controller.unfinalizedRank(procId);
         if (told >= 0) controller.notifyFailure(told, procId, WATCHED_HOW); // every survivor waits for it
         long sentNs = System.nanoTime();
-        if (procId < 0) return; // the start's warm-up run (DeathWatch.warm)
-        if (idleTeardown) Signals.idle(pid); // its teardown, ms of CPU, runs when nothing else wants one
         boolean eofFirst = controller.connectionEnded(procId);
         Process dead = null;
         synchronized (this) {
@@ -466,7 +464,13 @@ final class Job implements Controller.Events {
         // Through its ProcessHandle: Process.destroyForcibly also closes this end of the
         // process's stdout and stderr pipes, and what it wrote before it died and the forwarders
         // had not read yet was lost (its last lines, e.g. an --inject line; session 20).
-        if (dead != null) dead.toHandle().destroyForcibly();
+        if (dead != null) {
+            // Its teardown, ms of CPU, runs when nothing else wants one. After the bookkeeping
+            // above: lowering it walks /proc/PID/task (one system call per thread), and before,
+            // a quick teardown's waitpid report could take the monitor first.
+            if (idleTeardown) Signals.idle(pid);
+            dead.toHandle().destroyForcibly();
+        }
     }
 
     /**
