@@ -27,10 +27,11 @@ import org.ftmpi.transport.FrameSink;
  * ({@link #createFor}, never waiting, under the engine's progress lock) and the replacement
  * attaches to it in its {@code connect} ({@link #attachFor}). Nothing of the old process's
  * rings can reach either side: the old file is not reused. Cross-memory attach is probed when
- * both sides are there ({@link #settle}, from the transport's idle check).
+ * both sides are there ({@link #settle}, retried by the transport's worker thread).
  *
- * <p><b>Note:</b> {@link #connect} and {@link #attachFor} run on the connecting thread; {@link
- * #createFor} and {@link #settle} under the engine's progress lock.
+ * <p><b>Note:</b> {@link #connect} and {@link #attachFor} run on the connecting thread, {@link
+ * #createFor} under the engine's progress lock, {@link #settle} on the transport's worker thread
+ * (with a scratch of its own).
  */
 final class ShmConnector {
     static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
@@ -88,7 +89,7 @@ final class ShmConnector {
                 awaitInt(w, peerSide + SIDE_STATE, 0, "rank " + r + " to attach");
                 long pid = w.getLongPlain(peerSide + SIDE_PID);
                 pairs[r] = new ShmPair(r, mySide, regions[r], cap, w.getIntPlain(SALT_OFFSET), pid, myPid);
-                w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid) ? CMA_OK : CMA_FAILED);
+                w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid, scratch) ? CMA_OK : CMA_FAILED);
             }
             for (int r : peers) {
                 ShmPair p = pairs[r];
@@ -191,7 +192,6 @@ final class ShmConnector {
         }
         ShmPair pair = new ShmPair(peer, mySide, m, cap, m.words().getIntPlain(SALT_OFFSET), peerPid, myPid);
         pair.file = p;
-        pair.cmaPending = true;
         return pair;
     }
 
@@ -217,8 +217,7 @@ final class ShmConnector {
         long peerSide = side(1 - mySide);
         long pid = w.getLongPlain(peerSide + SIDE_PID);
         ShmPair pair = new ShmPair(peer, mySide, m, cap, w.getIntPlain(SALT_OFFSET), pid, myPid);
-        w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid) ? CMA_OK : CMA_FAILED);
-        pair.cmaPending = true;
+        w.putIntRelease(side(mySide) + SIDE_CMA_RESULT, probePeer(w, peerSide, pid, scratch) ? CMA_OK : CMA_FAILED);
         return pair;
     }
 
@@ -226,15 +225,17 @@ final class ShmConnector {
      * A re-made pair's cross-memory-attach probe, one step: once the peer has attached, this side
      * probes it (if it has not yet), and once the peer's result is there it says whether the peer
      * reads this process ({@link ShmPair#peerReadsUs}; until then large messages go as copies).
+     * Only for the pairs of {@link #createFor} and {@link #attachFor}, on one thread at a time,
+     * which owns {@code s}.
      *
      * @return whether the probe is complete
      */
-    boolean settle(ShmPair p) {
+    boolean settle(ShmPair p, Posix.CmaScratch s) {
         ControlWords w = p.region.words();
         long mine = p.mySide() + SIDE_CMA_RESULT;
         if (w.getIntAcquire(mine) == 0) {
             if (w.getIntAcquire(p.peerSide() + SIDE_STATE) != STATE_ATTACHED) return false;
-            w.putIntRelease(mine, probePeer(w, p.peerSide(), p.peerPid) ? CMA_OK : CMA_FAILED);
+            w.putIntRelease(mine, probePeer(w, p.peerSide(), p.peerPid, s) ? CMA_OK : CMA_FAILED);
         }
         int theirs = w.getIntAcquire(p.peerSide() + SIDE_CMA_RESULT);
         if (theirs == 0) return false;
@@ -326,12 +327,12 @@ final class ShmConnector {
     }
 
     /** Whether this process can read the peer's probe token with process_vm_readv. */
-    private boolean probePeer(ControlWords w, long peerSide, long pid) {
+    private boolean probePeer(ControlWords w, long peerSide, long pid, Posix.CmaScratch s) {
         if (!cmaHere || !config.cmaAllowed()) return false;
         long address = w.getLongPlain(peerSide + SIDE_PROBE_ADDRESS);
         long token = w.getLongPlain(peerSide + SIDE_PROBE_TOKEN);
         MemorySegment got = Arena.ofAuto().allocate(8, 8);
-        int rc = Posix.processVmRead(scratch, pid, got, address, 8);
+        int rc = Posix.processVmRead(s, pid, got, address, 8);
         return rc == 0 && got.get(ValueLayout.JAVA_LONG, 0) == token;
     }
 

@@ -22,8 +22,12 @@ final class ShmPair {
     final SpscRing in;
     final long peerPid;
     final boolean sameProcess;
-    /** Whether the peer can read this process's memory with process_vm_readv (its probe result). */
-    boolean peerReadsUs;
+    /**
+     * Whether the peer can read this process's memory with process_vm_readv (its probe result).
+     * Volatile: a pair re-made after REBUILD learns it on the transport's worker thread ({@link
+     * ShmTransport}'s {@code Settle}), while the progress thread sends.
+     */
+    volatile boolean peerReadsUs;
     final ArrayDeque<Pending> backlog = new ArrayDeque<>();
     long backlogBytes;
     long pinnedIssued;
@@ -31,8 +35,6 @@ final class ShmPair {
     String lostCause;
     int idlePolls;
     long lastLivenessCheckNs;
-    /** A pair re-made after REBUILD: its cross-memory-attach probe is not complete yet ({@link ShmConnector#settle}). */
-    boolean cmaPending;
     /** The file this side created for a re-made pair (the replacement unlinks it; removed here if it did not). */
     java.nio.file.Path file;
     /** Fragment-sized native memory for single-copy reads whose target is on the Java heap. */

@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.ftmpi.runtime.JobInfo;
@@ -91,8 +92,10 @@ final class ShmTransport implements Transport {
      * progress lock.
      */
     private final Map<Long, CompletableFuture<ShmConnector.Premade>> premade = new ConcurrentHashMap<>();
-    /** Started with the first warm spare ({@link #worker()}); null without one. */
-    private volatile ExecutorService worker;
+    /** Started with the first warm spare or re-made pair ({@link #worker()}); null without one. */
+    private volatile ScheduledExecutorService worker;
+    /** The worker's own process_vm_readv scratch ({@link Settle}); made with it. */
+    private Posix.CmaScratch workerScratch;
     /** Replacements whose pair file had been made ahead ({@link #premadeConnections}). */
     private volatile int premadeTaken;
     private volatile boolean closed;
@@ -144,7 +147,10 @@ final class ShmTransport implements Transport {
         long me = job.procIds()[job.rank()];
         for (int r : peers) {
             ShmPair p = connector.attachFor(r, me, sink);
-            if (p != null) install(p);
+            if (p != null) {
+                install(p);
+                settleLater(p);
+            }
         }
     }
 
@@ -511,7 +517,6 @@ final class ShmTransport implements Transport {
             lose(p, "rank " + p.peer + " closed its shared-memory connection");
             return;
         }
-        if (p.cmaPending && connector.settle(p)) p.cmaPending = false;
         if (p.sameProcess || (p.idlePolls & 4095) != 0) return;
         long now = System.nanoTime();
         if (now - p.lastLivenessCheckNs < LIVENESS_PERIOD_NS) return;
@@ -552,6 +557,7 @@ final class ShmTransport implements Transport {
         }
         if (old != null) p.bounce = old.bounce;
         install(p);
+        settleLater(p);
         repaired++;
         if (made != null) premadeTaken++;
         return true;
@@ -583,16 +589,72 @@ final class ShmTransport implements Transport {
     }
 
     /**
-     * The daemon thread {@code ftmpi-shm-spares} that makes the pair files for warm spares and
-     * unmaps the pairs of replaced processes; started with the first warm spare, so that a
-     * takeover hands it work without starting a thread (which waits for the new thread to be
-     * scheduled: milliseconds on a busy machine).
+     * The daemon thread {@code ftmpi-shm-spares} that makes the pair files for warm spares,
+     * unmaps the pairs of replaced processes and completes the cross-memory-attach probe of
+     * re-made pairs ({@link Settle}); started with the first warm spare, so that a takeover
+     * hands it work without starting a thread (which waits for the new thread to be scheduled:
+     * milliseconds on a busy machine), else with the first re-made pair.
      */
-    private synchronized ExecutorService worker() {
+    private synchronized ScheduledExecutorService worker() {
         if (worker == null) {
-            worker = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("ftmpi-shm-spares").factory());
+            workerScratch = new Posix.CmaScratch(arena);
+            worker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("ftmpi-shm-spares").factory());
         }
         return worker;
+    }
+
+    /**
+     * Hands a pair re-made for REBUILD ({@link ShmConnector#createFor}, {@link
+     * ShmConnector#attachFor}) to the worker, which completes its cross-memory-attach probe
+     * ({@link Settle}); until then its large messages go as copies.
+     */
+    private void settleLater(ShmPair p) {
+        try {
+            worker().schedule(new Settle(p), SETTLE_FIRST_US, TimeUnit.MICROSECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing: the pair keeps sending copies
+        }
+    }
+
+    /**
+     * Microseconds before a re-made pair's first probe step ({@link Settle}), and the longest
+     * wait between two: the replacement attaches in its {@code MPI_Init}, milliseconds after the
+     * survivors re-made the pair, and the worker's wake-ups must not compete with the
+     * survivors' recovery for the cores.
+     */
+    private static final long SETTLE_FIRST_US = 2_000, SETTLE_MAX_US = 8_000;
+
+    /**
+     * A re-made pair's probe on the worker thread: one {@link ShmConnector#settle} step 2 ms
+     * after the pair was made, retried after 4, then every 8 ms until the peer has attached and both results are there, the
+     * pair is retired or lost, the transport closes, or {@link ShmConnector#TIMEOUT_NS} has
+     * passed (the pair then keeps sending copies). Not in the progress thread's idle check,
+     * where it ran until session 27: its first run after a REBUILD took branches the compiled
+     * poll loop had never taken, and C2's traps sent {@code poll} of every survivor back to the
+     * interpreter and to the JIT compilers while the replacement started (docs/benchmarks.md,
+     * "Session 27"). Safe against the unmapping: {@link #retire} hands a pair's unmapping to
+     * this same thread after marking it lost, and {@link #close} waits for the thread before it
+     * unmaps. A class, loaded ahead of any failure ({@code Engine}'s preload list).
+     */
+    private final class Settle implements Runnable {
+        private final ShmPair pair;
+        private final long deadline = System.nanoTime() + ShmConnector.TIMEOUT_NS;
+        private long waitUs = 2 * SETTLE_FIRST_US;
+
+        Settle(ShmPair pair) {
+            this.pair = pair;
+        }
+
+        @Override
+        public void run() {
+            if (closed || pair.lost || connector.settle(pair, workerScratch) || System.nanoTime() > deadline) return;
+            try {
+                worker.schedule(this, waitUs, TimeUnit.MICROSECONDS);
+            } catch (RejectedExecutionException e) {
+                return; // closing
+            }
+            waitUs = Math.min(2 * waitUs, SETTLE_MAX_US);
+        }
     }
 
     @Override
@@ -616,6 +678,11 @@ final class ShmTransport implements Transport {
         ShmConnector.Premade made = f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
         if (made == null) f.thenAccept(ShmConnector.Premade::discard);
         return made;
+    }
+
+    /** Whether large messages to {@code worldRank} go by single copy (the peer reads this process). */
+    boolean singleCopyTo(int worldRank) {
+        return reaches(worldRank) && pairs[worldRank].peerReadsUs;
     }
 
     /** Pairs re-made for replacements ({@link #reconnect}) so far. */
@@ -644,7 +711,7 @@ final class ShmTransport implements Transport {
      */
     private void retire(ShmPair p, String cause) {
         close(p, cause);
-        ExecutorService w = worker;
+        ScheduledExecutorService w = worker;
         if (w == null) unmap(p);
         else w.execute(new Unmap(p));
     }
@@ -705,14 +772,26 @@ final class ShmTransport implements Transport {
         if (closed) return;
         closed = true;
         for (Long id : List.copyOf(premade.keySet())) dropSpare(id);
-        ExecutorService w = worker;
-        if (w != null) w.shutdown(); // finishes what it was given (files made ahead are discarded by their futures)
+        ScheduledExecutorService w = worker;
+        if (w != null) {
+            w.shutdown(); // finishes what it was given (files made ahead are discarded by their futures)
+            awaitWorker(w); // a probe step (Settle) must not touch a pair unmapped below
+        }
         for (ShmPair p : live) discard(p, "closed");
         live.clear();
         for (ShmPair p : lostPairs) unmap(p);
         lostPairs.clear();
         pairs = new ShmPair[0];
         arena.close();
+    }
+
+    /** Waits up to 5 s for the worker to end; a step of it takes microseconds, a pair file's making milliseconds. */
+    private static void awaitWorker(ScheduledExecutorService w) {
+        try {
+            if (!w.awaitTermination(5, TimeUnit.SECONDS)) System.err.println("ftmpi: the shared-memory worker did not end in 5 s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * FT-MPI REBUILD re-makes a survivor's shared-memory pair with the replacement of a rank (in one
  * JVM: rank 0, the old rank 1, and transports standing for its replacements): records the old
  * process left in either ring never reach the new pair, frames flow both ways, the single-copy
- * probe completes from the idle checks, the pair can be re-made again for a second
+ * probe completes on the transports' worker threads, the pair can be re-made again for a second
  * replacement, no file is left, and a replacement does not wait for a survivor known failed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -154,7 +154,8 @@ class ShmRepairTest {
         ShmTransport r = replace(t0, 7, sr);
         assertFreshPair(t0, r, s0, sr);
 
-        if (ShmTransportProvider.cmaWorksHere()) { // the probe completed in the idle polls: single copy
+        if (ShmTransportProvider.cmaWorksHere()) { // the probe completes on the worker threads: single copy
+            while (!t0.singleCopyTo(1) || !r.singleCopyTo(0)) Thread.sleep(1);
             int len = 100_000;
             sr.target = arena.allocate(len, 64);
             MemorySegment src = arena.allocate(len, 64);
