@@ -1073,8 +1073,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         "java.util.TreeMap$Values", "java.util.TreeMap$ValueIterator", "java.util.concurrent.ConcurrentHashMap$KeyIterator",
         "mpi.ErrorCodes", "mpi.Recovery", "org.ftmpi.p2p.P2pException", "mpi.MPIException", "mpi.ProcFailedException",
         "mpi.RevokedException", "java.io.IOException", "org.ftmpi.runtime.ControlClient$Declared",
-        "org.ftmpi.p2p.FtTrace$Late", "org.ftmpi.transport.shm.ShmTransport$Unmap",
-        "org.ftmpi.transport.shm.ShmTransport$Settle", "java.util.concurrent.ScheduledThreadPoolExecutor",
+        "org.ftmpi.p2p.FtTrace$Late", "org.ftmpi.transport.shm.ShmTransport$Settle", "java.util.concurrent.ScheduledThreadPoolExecutor",
         "java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask",
         "java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "mpi.BlankColls$Dense", "mpi.Recovery$TraceLine"};
 

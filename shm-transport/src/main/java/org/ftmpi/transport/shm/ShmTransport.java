@@ -149,7 +149,7 @@ final class ShmTransport implements Transport {
             ShmPair p = connector.attachFor(r, me, sink);
             if (p != null) {
                 install(p);
-                settleLater(p);
+                settleLater(p, null);
             }
         }
     }
@@ -540,12 +540,13 @@ final class ShmTransport implements Transport {
             live.remove(old);
             lostPairs.remove(old);
             pairs[worldRank] = null;
-            retire(old, "rank " + worldRank + " was replaced");
+            close(old, "rank " + worldRank + " was replaced"); // unmapped by the worker (Settle)
         }
         ShmConnector.Premade made = takePremade(procId);
         long pid = peerPid(endpoints);
         if (pid <= 0 || closed || connector == null) {
             if (made != null) made.discard();
+            settleLater(null, old);
             return false;
         }
         try {
@@ -553,11 +554,12 @@ final class ShmTransport implements Transport {
         } catch (IOException | RuntimeException e) {
             System.err.println("ftmpi: rank " + pre.rank() + ": no shared memory with the replacement of rank "
                     + worldRank + " (" + e.getMessage() + "); another transport carries its traffic");
+            settleLater(null, old);
             return false;
         }
         if (old != null) p.bounce = old.bounce;
         install(p);
-        settleLater(p);
+        settleLater(p, old);
         repaired++;
         if (made != null) premadeTaken++;
         return true;
@@ -605,14 +607,19 @@ final class ShmTransport implements Transport {
 
     /**
      * Hands a pair re-made for REBUILD ({@link ShmConnector#createFor}, {@link
-     * ShmConnector#attachFor}) to the worker, which completes its cross-memory-attach probe
-     * ({@link Settle}); until then its large messages go as copies.
+     * ShmConnector#attachFor}; or null) and the closed pair it replaces (or null) to the worker,
+     * in one task ({@link Settle}): it unmaps the old pair and completes the new one's
+     * cross-memory-attach probe; until then the new pair's large messages go as copies. Neither
+     * the unmapping (0.2-13 ms under the progress lock at a load average of 10-25, session 9)
+     * nor a second hand-over to the worker (each some 0.05 ms of interpreted code in every
+     * survivor) is on the recovery's critical path.
      */
-    private void settleLater(ShmPair p) {
+    private void settleLater(ShmPair p, ShmPair retired) {
+        if (p == null && retired == null) return;
         try {
-            worker().schedule(new Settle(p), SETTLE_FIRST_US, TimeUnit.MICROSECONDS);
+            worker().schedule(new Settle(p, retired), SETTLE_FIRST_US, TimeUnit.MICROSECONDS);
         } catch (RejectedExecutionException e) {
-            // closing: the pair keeps sending copies
+            if (retired != null) unmap(retired); // closing: the new pair keeps sending copies
         }
     }
 
@@ -632,22 +639,30 @@ final class ShmTransport implements Transport {
      * where it ran until session 27: its first run after a REBUILD took branches the compiled
      * poll loop had never taken, and C2's traps sent {@code poll} of every survivor back to the
      * interpreter and to the JIT compilers while the replacement started (docs/benchmarks.md,
-     * "Session 27"). Safe against the unmapping: {@link #retire} hands a pair's unmapping to
-     * this same thread after marking it lost, and {@link #close} waits for the thread before it
-     * unmaps. A class, loaded ahead of any failure ({@code Engine}'s preload list).
+     * "Session 27"). Its first step also unmaps the pair the new one replaces. Safe against the
+     * unmapping: a re-made pair is unmapped by this same thread only after it was marked lost
+     * (a later REBUILD's Settle), and {@link #close} waits for the thread before it unmaps. A
+     * class, loaded ahead of any failure ({@code Engine}'s preload list).
      */
     private final class Settle implements Runnable {
         private final ShmPair pair;
+        private ShmPair retired;
         private final long deadline = System.nanoTime() + ShmConnector.TIMEOUT_NS;
         private long waitUs = 2 * SETTLE_FIRST_US;
 
-        Settle(ShmPair pair) {
+        Settle(ShmPair pair, ShmPair retired) {
             this.pair = pair;
+            this.retired = retired;
         }
 
         @Override
         public void run() {
-            if (closed || pair.lost || connector.settle(pair, workerScratch) || System.nanoTime() > deadline) return;
+            if (retired != null) {
+                unmap(retired);
+                retired = null;
+            }
+            if (pair == null || closed || pair.lost || connector.settle(pair, workerScratch)
+                    || System.nanoTime() > deadline) return;
             try {
                 worker.schedule(this, waitUs, TimeUnit.MICROSECONDS);
             } catch (RejectedExecutionException e) {
@@ -701,37 +716,6 @@ final class ShmTransport implements Transport {
     private static void unmap(ShmPair p) {
         p.region.close();
         removeFile(p);
-    }
-
-    /**
-     * {@link #discard} for the pair of a replaced process, on the recovery's critical path: the
-     * pair is closed here (nothing reads or writes it after this, under the progress lock) and
-     * unmapped by the {@link #worker} when this rank has one (warm spares), else here.
-     * Unmapping it under the progress lock took 0.2-13 ms at a load average of 10-25 (session 9).
-     */
-    private void retire(ShmPair p, String cause) {
-        close(p, cause);
-        ScheduledExecutorService w = worker;
-        if (w == null) unmap(p);
-        else w.execute(new Unmap(p));
-    }
-
-    /**
-     * The worker's unmapping of a retired pair: a class, not a lambda, and loaded by the engine
-     * ahead of any failure (a lambda's first run spins its class, on the recovery's path in every
-     * survivor: seen with {@code -Xlog:class+load} in session 25).
-     */
-    private static final class Unmap implements Runnable {
-        private final ShmPair pair;
-
-        Unmap(ShmPair pair) {
-            this.pair = pair;
-        }
-
-        @Override
-        public void run() {
-            unmap(pair);
-        }
     }
 
     /** Marks a pair lost and closed on this side and drops what it still had to send. */
