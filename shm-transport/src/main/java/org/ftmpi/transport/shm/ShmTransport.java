@@ -635,11 +635,11 @@ final class ShmTransport implements Transport {
      * A re-made pair's probe on the worker thread: one {@link ShmConnector#settle} step 2 ms
      * after the pair was made, retried after 4, then every 8 ms until the peer has attached and
      * both results are there, the pair is lost or replaced, the transport closes, or {@link
-     * ShmConnector#TIMEOUT_NS} has passed (the pair then keeps sending copies). Not in the progress thread's idle check,
-     * where it ran until session 27: its first run after a REBUILD took branches the compiled
-     * poll loop had never taken, and C2's traps sent {@code poll} of every survivor back to the
-     * interpreter and to the JIT compilers while the replacement started (docs/benchmarks.md,
-     * "Session 27"). Its first step also unmaps the pair the new one replaces. Safe against the
+     * ShmConnector#TIMEOUT_NS} has passed (the pair then keeps sending copies). Not in the
+     * progress thread's idle check, where it ran until session 27: its first run after a REBUILD
+     * took branches the compiled poll loop had never taken, and C2's traps sent {@code poll} of
+     * every survivor back to the interpreter and to the JIT compilers while the replacement
+     * started (docs/benchmarks.md, "Session 27"). Its first step also unmaps the pair the new one replaces. Safe against the
      * unmapping: a re-made pair is unmapped by this same thread only after it was marked lost
      * (a later REBUILD's Settle), and {@link #close} waits for the thread before it unmaps. A
      * class, loaded ahead of any failure ({@code Engine}'s preload list).
