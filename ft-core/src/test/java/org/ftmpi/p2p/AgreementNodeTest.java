@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -63,19 +68,10 @@ class AgreementNodeTest {
             assertTrue(delivered < 50 * n * n, "no end in sight: n " + n + ", victim " + victim + " at " + killAt);
         }
         String ctx = "n " + n + ", victim " + victim + " killed at its send " + killAt + (noticeLate ? ", late notice" : "");
-        Integer value = null;
-        int[] failed = null;
+        Decided d = uniform(nodes, dead, ctx);
+        int value = d.value();
+        int[] failed = d.failed();
         for (int i = 0; i < n; i++) {
-            if (!nodes[i].decided(0)) {
-                assertTrue(dead[i], "live member " + i + " did not decide: " + ctx);
-                continue;
-            }
-            if (value == null) {
-                value = nodes[i].value(0);
-                failed = nodes[i].failedSet(0);
-            }
-            assertEquals(value, nodes[i].value(0), "member " + i + ": " + ctx);
-            assertArrayEquals(failed, nodes[i].failedSet(0), "member " + i + ": " + ctx);
             if (!dead[i]) assertEquals(0, value & (1 << (i % 31)), "the value keeps member " + i + "'s zero: " + ctx);
         }
         boolean named = Arrays.stream(failed).anyMatch(f -> f == victim);
@@ -83,6 +79,28 @@ class AgreementNodeTest {
         // a member outside the failed set contributed: its zero bit is in the value
         if (!named) assertEquals(0, value & (1 << (victim % 31)), "the victim's contribution: " + ctx);
         return new Outcome(delivered, sends[victim]);
+    }
+
+    /** The decision of instance 0: its value and failed set. */
+    private record Decided(int value, int[] failed) {}
+
+    /**
+     * Checks that every live member decided instance 0 and that every member that decided (dead
+     * ones too) decided the same value and failed set; returns it.
+     */
+    private static Decided uniform(AgreementNode[] nodes, boolean[] dead, String ctx) {
+        Decided d = null;
+        for (int i = 0; i < nodes.length; i++) {
+            if (!nodes[i].decided(0)) {
+                assertTrue(dead[i], "live member " + i + " did not decide: " + ctx);
+                continue;
+            }
+            if (d == null) d = new Decided(nodes[i].value(0), nodes[i].failedSet(0));
+            assertEquals(d.value(), nodes[i].value(0), "member " + i + ": " + ctx);
+            assertArrayEquals(d.failed(), nodes[i].failedSet(0), "member " + i + ": " + ctx);
+        }
+        assertTrue(d != null, "nobody decided: " + ctx);
+        return d;
     }
 
     @Test
@@ -200,6 +218,98 @@ class AgreementNodeTest {
                 assertEquals(4 * lg, perMember[i], "member " + i + " of " + n);
             }
             assertTrue(maxBytes <= 4 * (6 + 2 * 2), "a mask is one run of members: " + maxBytes + " bytes at n " + n);
+        }
+    }
+
+    /**
+     * Random runs in communicators of 3 to 8 members with the fast path on (all-to-all), one to
+     * three of them dead before the agreement starts: each survivor knows a random part of those
+     * deaths when it starts (so some run the fast path and some the coordinator protocol) and
+     * learns the rest at random moments; the survivors start at random moments; messages between
+     * each pair arrive in order but pairs interleave at random; in half the runs one more member
+     * dies at a random one of its sends. Every survivor must decide,
+     * every member that decided (the late victim too) the same value and failed set; the failed
+     * set holds every member that never contributed and only dead ones; the value keeps the zero
+     * bit of every member outside it.
+     */
+    @Test
+    void survivorsThatKnowDifferentFailuresAtTheStartDecideAlike() {
+        for (int seed = 0; seed < 4000; seed++) {
+            Random rnd = new Random(seed);
+            int n = 3 + rnd.nextInt(6);
+            boolean[] dead = new boolean[n];
+            int preDead = 1 + rnd.nextInt(Math.min(3, n - 2));
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < n; i++) order.add(i);
+            Collections.shuffle(order, rnd);
+            for (int i = 0; i < preDead; i++) dead[order.get(i)] = true;
+            int victim = rnd.nextBoolean() ? order.get(preDead) : -1, killAt = rnd.nextInt(2 * n);
+            String ctx = "seed " + seed + ", n " + n + ", dead before " + order.subList(0, preDead) + ", victim " + victim + " at send " + killAt;
+            @SuppressWarnings("unchecked")
+            ArrayDeque<byte[]>[][] net = new ArrayDeque[n][n];
+            int[][] kinds = new int[n][n];
+            List<int[]> pairs = new ArrayList<>();
+            int[] sends = new int[n];
+            AgreementNode[] nodes = new AgreementNode[n];
+            List<int[]> notices = new ArrayList<>(); // {member, dead member}
+            AgreementNode.Io io = (from, to, kind, payload) -> {
+                if (dead[from]) return;
+                if (from == victim && sends[from]++ == killAt) {
+                    dead[from] = true;
+                    for (int i = 0; i < n; i++) if (!dead[i]) notices.add(new int[] {i, from});
+                    return;
+                }
+                if (net[from][to] == null) net[from][to] = new ArrayDeque<>();
+                // kind in the payload's copy: a 4-byte prefix
+                byte[] framed = new byte[payload.length + 4];
+                ByteBuffer.wrap(framed).putInt(kind).put(payload);
+                net[from][to].add(framed);
+                pairs.add(new int[] {from, to});
+            };
+            List<Integer> toStart = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                nodes[i] = new AgreementNode(i, n, 2, Integer.MAX_VALUE, io);
+                if (dead[i]) continue;
+                toStart.add(i);
+                for (int d = 0; d < n; d++) {
+                    if (!dead[d]) continue;
+                    if (rnd.nextInt(3) > 0) nodes[i].failed(d);
+                    else notices.add(new int[] {i, d});
+                }
+            }
+            Collections.shuffle(toStart, rnd);
+            for (int steps = 0; ; steps++) {
+                assertTrue(steps < 100 * n * n, "no end in sight: " + ctx);
+                int choice = rnd.nextInt(4);
+                if (choice == 0 && !toStart.isEmpty()) {
+                    int i = toStart.remove(toStart.size() - 1);
+                    if (!dead[i]) nodes[i].start(0, ~(1 << i));
+                } else if (choice == 1 && !notices.isEmpty()) {
+                    int[] nt = notices.remove(rnd.nextInt(notices.size()));
+                    if (!dead[nt[0]]) nodes[nt[0]].failed(nt[1]);
+                } else if (!pairs.isEmpty()) {
+                    int[] p = pairs.remove(rnd.nextInt(pairs.size()));
+                    byte[] framed = net[p[0]][p[1]].poll(); // the oldest of that pair: FIFO per pair
+                    if (dead[p[1]]) continue;
+                    ByteBuffer b = ByteBuffer.wrap(framed);
+                    int kind = b.getInt();
+                    nodes[p[1]].receive(p[0], kind, Arrays.copyOfRange(framed, 4, framed.length));
+                } else if (toStart.isEmpty() && notices.isEmpty()) {
+                    break;
+                }
+            }
+            Decided d = uniform(nodes, dead, ctx);
+            int value = d.value();
+            int[] failed = d.failed();
+            boolean[] inFailed = new boolean[n];
+            for (int f : failed) {
+                assertTrue(dead[f], "the failed set names live member " + f + ": " + ctx);
+                inFailed[f] = true;
+            }
+            for (int i = 0; i < preDead; i++) assertTrue(inFailed[order.get(i)], "member " + order.get(i) + " never contributed: " + ctx);
+            for (int i = 0; i < n; i++) {
+                if (!inFailed[i]) assertEquals(0, value & (1 << i), "the value keeps member " + i + "'s zero: " + ctx);
+            }
         }
     }
 
