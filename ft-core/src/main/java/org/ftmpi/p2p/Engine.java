@@ -1368,10 +1368,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         int work = 0;
         Request failed = null;
         IOException failure = null;
-        for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
-            Request s = it.next();
+        // By index, not by iterator: this runs at every progress step while a large message
+        // streams, and the iterator was not scalar-replaced (137 MB of garbage per 2-second bw
+        // run at 512 KiB, a young collection every second or two stopping both ranks 7-32 ms).
+        for (int i = 0; i < pumping.size(); i++) {
+            Request s = pumping.get(i);
             if (s.complete) {
-                it.remove();
+                pumping.remove(i--);
                 continue;
             }
             int peer = s.peerWorld;
@@ -1399,13 +1402,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
                 }
             } catch (IOException e) {
                 // The transport may have reported the loss already (peerLost, which edits
-                // pumping under this iterator): leave the loop before touching it again.
+                // pumping): leave the loop before touching it again.
                 failed = s;
                 failure = e;
                 break;
             }
             if (s.sent >= s.toSend && (!s.pinned || t.released(peer))) {
-                it.remove();
+                pumping.remove(i--);
                 s.succeed(s.peer, s.tag, s.capacity);
             }
         }
