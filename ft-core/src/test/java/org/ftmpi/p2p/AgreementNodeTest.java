@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,6 +28,9 @@ class AgreementNodeTest {
     /** What one run decided. */
     private record Outcome(int messages, int victimSends) {}
 
+    /** A message between two members, as {@link AgreementNode.Io} hands it over. */
+    private record Msg(int from, int to, int kind, byte[] payload) {}
+
     /**
      * n members agree (member i contributes ~(1 << i % 31)) over a FIFO network; {@code victim}
      * dies instead of sending its {@code killAt}-th message (never with -1); the survivors hear
@@ -36,7 +38,6 @@ class AgreementNodeTest {
      * validity and the failed set, and returns the counts.
      */
     private static Outcome run(int n, int fastMin, int victim, int killAt, boolean noticeLate) {
-        record Msg(int from, int to, int kind, byte[] payload) {}
         ArrayDeque<Msg> net = new ArrayDeque<>();
         boolean[] dead = new boolean[n];
         int[] sends = new int[n];
@@ -245,10 +246,7 @@ class AgreementNodeTest {
             for (int i = 0; i < preDead; i++) dead[order.get(i)] = true;
             int victim = rnd.nextBoolean() ? order.get(preDead) : -1, killAt = rnd.nextInt(2 * n);
             String ctx = "seed " + seed + ", n " + n + ", dead before " + order.subList(0, preDead) + ", victim " + victim + " at send " + killAt;
-            @SuppressWarnings("unchecked")
-            ArrayDeque<byte[]>[][] net = new ArrayDeque[n][n];
-            int[][] kinds = new int[n][n];
-            List<int[]> pairs = new ArrayList<>();
+            List<Msg> net = new ArrayList<>(); // in the order sent
             int[] sends = new int[n];
             AgreementNode[] nodes = new AgreementNode[n];
             List<int[]> notices = new ArrayList<>(); // {member, dead member}
@@ -259,12 +257,7 @@ class AgreementNodeTest {
                     for (int i = 0; i < n; i++) if (!dead[i]) notices.add(new int[] {i, from});
                     return;
                 }
-                if (net[from][to] == null) net[from][to] = new ArrayDeque<>();
-                // kind in the payload's copy: a 4-byte prefix
-                byte[] framed = new byte[payload.length + 4];
-                ByteBuffer.wrap(framed).putInt(kind).put(payload);
-                net[from][to].add(framed);
-                pairs.add(new int[] {from, to});
+                net.add(new Msg(from, to, kind, payload));
             };
             List<Integer> toStart = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -287,13 +280,13 @@ class AgreementNodeTest {
                 } else if (choice == 1 && !notices.isEmpty()) {
                     int[] nt = notices.remove(rnd.nextInt(notices.size()));
                     if (!dead[nt[0]]) nodes[nt[0]].failed(nt[1]);
-                } else if (!pairs.isEmpty()) {
-                    int[] p = pairs.remove(rnd.nextInt(pairs.size()));
-                    byte[] framed = net[p[0]][p[1]].poll(); // the oldest of that pair: FIFO per pair
-                    if (dead[p[1]]) continue;
-                    ByteBuffer b = ByteBuffer.wrap(framed);
-                    int kind = b.getInt();
-                    nodes[p[1]].receive(p[0], kind, Arrays.copyOfRange(framed, 4, framed.length));
+                } else if (!net.isEmpty()) {
+                    // a random message's pair, whose oldest message arrives: FIFO per pair
+                    Msg pick = net.get(rnd.nextInt(net.size()));
+                    int at = 0;
+                    while (net.get(at).from() != pick.from() || net.get(at).to() != pick.to()) at++;
+                    Msg m = net.remove(at);
+                    if (!dead[m.to()]) nodes[m.to()].receive(m.from(), m.kind(), m.payload());
                 } else if (toStart.isEmpty() && notices.isEmpty()) {
                     break;
                 }

@@ -639,10 +639,11 @@ final class ShmTransport implements Transport {
      * progress thread's idle check, where it ran until session 27: its first run after a REBUILD
      * took branches the compiled poll loop had never taken, and C2's traps sent {@code poll} of
      * every survivor back to the interpreter and to the JIT compilers while the replacement
-     * started (docs/benchmarks.md, "Session 27"). Its first step also unmaps the pair the new one replaces. Safe against the
-     * unmapping: a re-made pair is unmapped by this same thread only after it was marked lost
-     * (a later REBUILD's Settle), and {@link #close} waits for the thread before it unmaps. A
-     * class, loaded ahead of any failure ({@code Engine}'s preload list).
+     * started (docs/benchmarks.md, "Session 27"). Its first step also unmaps the pair the new
+     * one replaces. Safe against the unmapping: a re-made pair is unmapped by this same thread
+     * only after it was marked lost (a later REBUILD's Settle), and {@link #close} waits for the
+     * thread before it unmaps. A class, loaded ahead of any failure ({@code Engine}'s preload
+     * list).
      */
     private final class Settle implements Runnable {
         private final ShmPair pair;
