@@ -25,8 +25,21 @@ final class P2PRunner {
     private final int rank;
     private final int peer;
     private final PrintStream out;
+    /**
+     * The send and receive buffers, made once for the measured sizes and used by every pass (the
+     * warm-up's sizes are a part of them), as OSU allocates once. Why: made at each pass, 8 MiB
+     * of fresh memory per rank faulted in before the first size of the timed pass, and on a VM
+     * whose host backs a fresh page at ~10 us per 4 KiB (kernel clear_page under perf) that was
+     * 20-25 ms, which the ranks did not spend at the same moment (session 29).
+     */
+    private final int capacity;
+    private ByteBuffer sendBuffer, receiveBuffer;
+    private byte[] sendArray, receiveArray;
+    private java.nio.FloatBuffer sendFloats, receiveFloats;
+    private float[] sendFloatArray, receiveFloatArray;
 
     P2PRunner(P2POptions options, Intracomm comm, int rank, PrintStream out) {
+        this.capacity = Math.max(1, options.maxSize());
         this.options = options;
         this.comm = comm;
         this.rank = rank;
@@ -153,8 +166,26 @@ final class P2PRunner {
         comm.barrier();
     }
 
-    private int capacity() {
-        return Math.max(1, options.maxSize());
+    private ByteBuffer sendBuffer() {
+        if (sendBuffer == null) sendBuffer = filled(capacity, (byte) 'a');
+        return sendBuffer;
+    }
+
+    private ByteBuffer receiveBuffer() {
+        if (receiveBuffer == null) receiveBuffer = filled(capacity, (byte) 'b');
+        return receiveBuffer;
+    }
+
+    private Object sendBuffer(boolean array) {
+        if (!array) return sendBuffer();
+        if (sendArray == null) sendArray = filledArray(capacity, (byte) 'a');
+        return sendArray;
+    }
+
+    private Object receiveBuffer(boolean array) {
+        if (!array) return receiveBuffer();
+        if (receiveArray == null) receiveArray = filledArray(capacity, (byte) 'b');
+        return receiveArray;
     }
 
     private static ByteBuffer filled(int capacity, byte value) {
@@ -192,8 +223,8 @@ final class P2PRunner {
     /** Ping-pong of blocking send/recv from direct buffers or (--buffer array) byte[]. */
     private void latency() throws MPIException {
         boolean array = options.buffer() == P2POptions.BufferKind.ARRAY;
-        Object sbuf = array ? filledArray(capacity(), (byte) 'a') : filled(capacity(), (byte) 'a');
-        Object rbuf = array ? filledArray(capacity(), (byte) 'b') : filled(capacity(), (byte) 'b');
+        Object sbuf = sendBuffer(array);
+        Object rbuf = receiveBuffer(array);
         for (int size : options.sizes()) {
             int iters = options.iterationsFor(size);
             int skip = options.warmupFor(size);
@@ -238,8 +269,8 @@ final class P2PRunner {
 
     private void bandwidth() throws MPIException {
         int window = options.window();
-        ByteBuffer sbuf = filled(capacity(), (byte) 'a');
-        ByteBuffer rbuf = filled(capacity(), (byte) 'b');
+        ByteBuffer sbuf = sendBuffer();
+        ByteBuffer rbuf = receiveBuffer();
         ByteBuffer ack = MPI.newByteBuffer(ACK_BYTES);
         Request[] reqs = new Request[window];
         for (int size : options.sizes()) {
@@ -254,32 +285,68 @@ final class P2PRunner {
                         start = MPI.wtime();
                     }
                     long t0 = windows != null ? System.nanoTime() : 0;
-                    for (int w = 0; w < window; w++) {
-                        reqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
-                    }
-                    Request.waitAll(reqs);
-                    comm.recv(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+                    sendWindow(sbuf, size, reqs, ack);
                     if (windows != null && i >= skip) windows[i - skip] = System.nanoTime() - t0;
                 }
                 reportWindows(size, window, 1, windows, OsuTable.bandwidthMBps(size, iters, window, 1, MPI.wtime() - start));
             } else {
                 for (int i = 0; i < iters + skip; i++) {
-                    for (int w = 0; w < window; w++) {
-                        reqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
-                    }
-                    Request.waitAll(reqs);
-                    comm.send(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+                    receiveWindow(rbuf, size, reqs, ack);
                 }
             }
         }
     }
 
+    // One window per call, for bw and bibw. Why not inline in the loop over iterations: that
+    // loop then ran a few hundred times per size, so C2 compiled it (an OSR compile, then the
+    // method itself, each inlining the whole send path: 65-100 ms of a core per rank) when its
+    // back-edge counters crossed the threshold, which on two cores fell in the timed pass at a
+    // random size: bw at 512 KiB 6-24 GB/s for 55-60 in other jobs, 9 of 20 windows taking
+    // 10-12 ms instead of 0.57 (session 29, scheduler trace and -Xlog:jit+compilation). Called
+    // once per window, these methods reach C2's invocation threshold within the warm-up, and the
+    // loop around them stays in C1's code, too cold to be recompiled.
+
+    private void sendWindow(ByteBuffer sbuf, int size, Request[] reqs, ByteBuffer ack) throws MPIException {
+        for (int w = 0; w < reqs.length; w++) {
+            reqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+        }
+        Request.waitAll(reqs);
+        comm.recv(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+    }
+
+    private void receiveWindow(ByteBuffer rbuf, int size, Request[] reqs, ByteBuffer ack) throws MPIException {
+        for (int w = 0; w < reqs.length; w++) {
+            reqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+        }
+        Request.waitAll(reqs);
+        comm.send(ack, ACK_BYTES, MPI.BYTE, peer, TAG_ACK);
+    }
+
+    private void exchangeWindow(ByteBuffer sbuf, ByteBuffer rbuf, int size, Request[] sendReqs, Request[] recvReqs)
+            throws MPIException {
+        for (int w = 0; w < recvReqs.length; w++) {
+            recvReqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+        }
+        for (int w = 0; w < sendReqs.length; w++) {
+            sendReqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
+        }
+        Request.waitAll(sendReqs);
+        Request.waitAll(recvReqs);
+    }
+
     /** osu_allreduce: each call timed alone, a barrier between calls, the average over ranks reported. */
     private void allreduce() throws MPIException {
-        int max = options.maxSize() / 4;
+        int max = capacity / 4;
         boolean array = options.buffer() == P2POptions.BufferKind.ARRAY;
-        Object sbuf = array ? new float[max] : MPI.newFloatBuffer(max);
-        Object rbuf = array ? new float[max] : MPI.newFloatBuffer(max);
+        if (array && sendFloatArray == null) {
+            sendFloatArray = new float[max];
+            receiveFloatArray = new float[max];
+        } else if (!array && sendFloats == null) {
+            sendFloats = MPI.newFloatBuffer(max);
+            receiveFloats = MPI.newFloatBuffer(max);
+        }
+        Object sbuf = array ? sendFloatArray : sendFloats;
+        Object rbuf = array ? receiveFloatArray : receiveFloats;
         for (int size : options.sizes()) {
             int count = size / 4;
             int iters = options.iterationsFor(size);
@@ -361,8 +428,8 @@ final class P2PRunner {
 
     private void bibw() throws MPIException {
         int window = options.window();
-        ByteBuffer sbuf = filled(capacity(), (byte) 'a');
-        ByteBuffer rbuf = filled(capacity(), (byte) 'b');
+        ByteBuffer sbuf = sendBuffer();
+        ByteBuffer rbuf = receiveBuffer();
         Request[] sendReqs = new Request[window];
         Request[] recvReqs = new Request[window];
         for (int size : options.sizes()) {
@@ -376,14 +443,7 @@ final class P2PRunner {
                     start = MPI.wtime();
                 }
                 long t0 = windows != null ? System.nanoTime() : 0;
-                for (int w = 0; w < window; w++) {
-                    recvReqs[w] = comm.iRecv(rbuf, size, MPI.BYTE, peer, TAG_WINDOW);
-                }
-                for (int w = 0; w < window; w++) {
-                    sendReqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);
-                }
-                Request.waitAll(sendReqs);
-                Request.waitAll(recvReqs);
+                exchangeWindow(sbuf, rbuf, size, sendReqs, recvReqs);
                 if (windows != null && i >= skip) windows[i - skip] = System.nanoTime() - t0;
             }
             reportWindows(size, window, 2, windows, OsuTable.bandwidthMBps(size, iters, window, 2, MPI.wtime() - start));

@@ -81,7 +81,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, MatchQueues> contexts = new HashMap<>();
-    private final Map<Long, Request> byId = new HashMap<>();
+    private final RequestTable byId = new RequestTable();
     private final ArrayList<Request> pumping = new ArrayList<>();
     /**
      * Sends whose first frame (EAGER, EAGER_SYNC or RTS) the transport could not take without
@@ -1119,7 +1119,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     @Override
     public void onFrame(int peer, MemorySegment h, MemorySegment memory, long offset, int length) {
         byte type = FrameHeader.type(h);
-        if ((type == FrameHeader.EAGER || type == FrameHeader.EAGER_SYNC) && !peerFailed[peer]) {
+        if ((type == FrameHeader.EAGER || type == FrameHeader.EAGER_SYNC || type == FrameHeader.RTS) && !peerFailed[peer]) {
             onEnvelope(peer, h, memory, offset, length);
         } else if (type == FrameHeader.FT && !peerFailed[peer]) {
             onFt(peer, h, memory, offset, length);
@@ -1165,7 +1165,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         r.peerWorld = peer;
         if (type == FrameHeader.RTS) {
             acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h),
-                    payload.asSlice(at, length));
+                    length == 0 ? MemorySegment.NULL : payload.asSlice(at, length)); // no inline part: no slice
         } else {
             copyIn(r, source, tag, payload, at, length);
             completedInStep = true;
@@ -1482,8 +1482,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         abortReason = "the job is being aborted: " + reason;
         lock.lock();
         try {
-            for (Request r : new ArrayList<>(byId.values())) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
-            byId.clear();
+            ArrayList<Request> waiting = new ArrayList<>();
+            byId.removeAll(r -> true, waiting);
+            for (Request r : waiting) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             for (Request r : pumping) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             pumping.clear();
             failDeferred(-1, false, ErrorClass.ERR_OTHER, abortReason, -1);
@@ -1530,13 +1531,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             ftmpiActive = true;
             suspectBelow = suspectBound();
         }
-        for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
-            Request r = it.next();
-            if (r.peerWorld == peer) {
-                it.remove();
-                r.fail(procFailedClass, msg, peer);
-            }
-        }
+        ArrayList<Request> lost = new ArrayList<>();
+        byId.removeAll(r -> r.peerWorld == peer, lost);
+        for (Request r : lost) r.fail(procFailedClass, msg, peer);
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (r.peerWorld == peer) {
@@ -1750,13 +1747,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Fails every pending request on context id {@code ctx}. */
     void failContext(int ctx, int errorClass, String msg, int failedRank) {
-        for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
-            Request r = it.next();
-            if (r.context == ctx && r.kind != Request.Kind.COLL) {
-                it.remove();
-                r.fail(errorClass, msg, failedRank);
-            }
-        }
+        ArrayList<Request> failing = new ArrayList<>();
+        byId.removeAll(r -> r.context == ctx && r.kind != Request.Kind.COLL, failing);
+        for (Request r : failing) r.fail(errorClass, msg, failedRank);
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (r.context == ctx) {
@@ -2531,12 +2524,9 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * #awaitUnlessDetected}).
      */
     private void failAllPending(int errorClass, String msg, int failedRank) {
-        for (Iterator<Request> it = byId.values().iterator(); it.hasNext(); ) {
-            Request r = it.next();
-            if (contMode && (r.context & 1) == 0) continue;
-            it.remove();
-            r.fail(errorClass, msg, failedRank);
-        }
+        ArrayList<Request> failing = new ArrayList<>();
+        byId.removeAll(r -> !contMode || (r.context & 1) != 0, failing);
+        for (Request r : failing) r.fail(errorClass, msg, failedRank);
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (contMode && (r.context & 1) == 0) continue;

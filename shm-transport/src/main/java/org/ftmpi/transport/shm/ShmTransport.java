@@ -255,7 +255,8 @@ final class ShmTransport implements Transport {
             sendCopies(worldRank, h, payload, offset, length);
             return;
         }
-        long address = payload.asSlice(offset, length).address();
+        java.util.Objects.checkFromIndexSize(offset, length, payload.byteSize());
+        long address = payload.address() + offset; // not asSlice(...).address(): a segment object per fragment
         p.pinnedIssued++;
         if (p.backlog.isEmpty() && writePinned(p, h, address, length)) return;
         byte[] frame = new byte[FrameHeader.BYTES];
