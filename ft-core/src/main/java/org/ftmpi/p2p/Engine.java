@@ -1123,8 +1123,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             onEnvelope(peer, h, memory, offset, length);
         } else if (type == FrameHeader.FT && !peerFailed[peer]) {
             onFt(peer, h, memory, offset, length);
-        } else {
-            onFrame(peer, h, memory.asSlice(offset, length));
+        } else { // a CTS or SYNC_ACK has no payload: no slice for it
+            onFrame(peer, h, length == 0 ? MemorySegment.NULL : memory.asSlice(offset, length));
         }
     }
 
@@ -1310,16 +1310,27 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
     private void onData(MemorySegment h, MemorySegment payload) {
         Request r = byId.get(FrameHeader.recvRequest(h));
         if (r == null) return;
-        long at = FrameHeader.length(h);
         long n = payload.byteSize();
         if ((FrameHeader.flags(h) & FrameHeader.FLAG_PLACED) == 0) {
-            place(r, at, payload, n);
+            place(r, FrameHeader.length(h), payload, n);
         }
+        received(r, n);
+    }
+
+    /** {@code n} more bytes of rendezvous receive {@code r} are in place. */
+    private void received(Request r, long n) {
         r.received += n;
         if (r.received >= r.expected) {
             byId.remove(r.id);
             finishRendezvousReceive(r);
         }
+    }
+
+    @Override
+    public void onPlaced(int peer, MemorySegment h, long address, int length) {
+        if (peerFailed[peer]) return; // fenced, as in onFrame
+        Request r = byId.get(FrameHeader.recvRequest(h));
+        if (r != null) received(r, length);
     }
 
     /**
@@ -1335,6 +1346,18 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         int n = FrameHeader.payloadLength(h);
         if (at < 0 || n < 0 || at + n > r.expected) return null;
         return r.memory.asSlice(r.offset + at, n);
+    }
+
+    /** {@link #placement} as an address, without a slice: 0 unless the receive's memory is native. */
+    @Override
+    public long placementAddress(int peer, MemorySegment h) {
+        if (FrameHeader.type(h) != FrameHeader.DATA || peerFailed[peer]) return 0;
+        Request r = byId.get(FrameHeader.recvRequest(h));
+        if (r == null || r.peerWorld != peer || r.packed != null || !r.memory.isNative()) return 0;
+        long at = FrameHeader.length(h);
+        int n = FrameHeader.payloadLength(h);
+        if (at < 0 || n < 0 || at + n > r.expected || r.offset + at + n > r.memory.byteSize()) return 0;
+        return r.memory.address() + r.offset + at;
     }
 
     /** Puts {@code n} received bytes of {@code r}'s message, starting at byte {@code at}, where they belong. */
@@ -1482,8 +1505,8 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         abortReason = "the job is being aborted: " + reason;
         lock.lock();
         try {
-            ArrayList<Request> waiting = new ArrayList<>();
-            byId.removeAll(r -> true, waiting);
+            ArrayList<Request> waiting = byId.requests();
+            byId.clear();
             for (Request r : waiting) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             for (Request r : pumping) r.fail(ErrorClass.ERR_OTHER, abortReason, -1);
             pumping.clear();
@@ -1531,9 +1554,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
             ftmpiActive = true;
             suspectBelow = suspectBound();
         }
-        ArrayList<Request> lost = new ArrayList<>();
-        byId.removeAll(r -> r.peerWorld == peer, lost);
-        for (Request r : lost) r.fail(procFailedClass, msg, peer);
+        for (Request r : byId.requests()) {
+            if (r.peerWorld == peer) {
+                byId.remove(r.id);
+                r.fail(procFailedClass, msg, peer);
+            }
+        }
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (r.peerWorld == peer) {
@@ -1747,9 +1773,12 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
 
     /** Fails every pending request on context id {@code ctx}. */
     void failContext(int ctx, int errorClass, String msg, int failedRank) {
-        ArrayList<Request> failing = new ArrayList<>();
-        byId.removeAll(r -> r.context == ctx && r.kind != Request.Kind.COLL, failing);
-        for (Request r : failing) r.fail(errorClass, msg, failedRank);
+        for (Request r : byId.requests()) {
+            if (r.context == ctx && r.kind != Request.Kind.COLL) {
+                byId.remove(r.id);
+                r.fail(errorClass, msg, failedRank);
+            }
+        }
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (r.context == ctx) {
@@ -2524,9 +2553,11 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * #awaitUnlessDetected}).
      */
     private void failAllPending(int errorClass, String msg, int failedRank) {
-        ArrayList<Request> failing = new ArrayList<>();
-        byId.removeAll(r -> !contMode || (r.context & 1) != 0, failing);
-        for (Request r : failing) r.fail(errorClass, msg, failedRank);
+        for (Request r : byId.requests()) {
+            if (contMode && (r.context & 1) == 0) continue;
+            byId.remove(r.id);
+            r.fail(errorClass, msg, failedRank);
+        }
         for (Iterator<Request> it = pumping.iterator(); it.hasNext(); ) {
             Request r = it.next();
             if (contMode && (r.context & 1) == 0) continue;

@@ -39,6 +39,28 @@ public interface FrameSink {
     }
 
     /**
+     * {@link #placement} for a transport that copies into native memory by address (shared
+     * memory's process_vm_readv): the address of the {@link FrameHeader#payloadLength} bytes
+     * where the payload of the DATA frame {@code header} belongs, or 0 when the sink does not
+     * name native memory of that size for it. A transport that placed the payload there then
+     * calls {@link #onPlaced}. By default derived from {@link #placement}; a sink overrides it
+     * to name the address without making a segment per fragment.
+     */
+    default long placementAddress(int peer, MemorySegment header) {
+        MemorySegment m = placement(peer, header);
+        return m != null && m.isNative() && m.byteSize() == FrameHeader.payloadLength(header) ? m.address() : 0;
+    }
+
+    /**
+     * A DATA frame whose {@code length} payload bytes a transport copied to {@code address},
+     * which {@link #placementAddress} named for it; {@link FrameHeader#FLAG_PLACED} is set in
+     * {@code header}. By default {@link #onFrame} with a segment over those bytes.
+     */
+    default void onPlaced(int peer, MemorySegment header, long address, int length) {
+        onFrame(peer, header, MemorySegment.ofAddress(address).reinterpret(length));
+    }
+
+    /**
      * Whether a frame handed to {@link #onFrame} during the current {@link Transport#progress()}
      * completed a request that a thread may be waiting for; a transport reading a batch of
      * frames should then return instead of looking for more (latency before throughput: the

@@ -60,7 +60,9 @@ class RequestTableTest {
                 } else if (random.nextInt(20) == 0) { // a failure fails the requests of some peer
                     int peer = random.nextInt(3);
                     List<Request> removed = new ArrayList<>();
-                    t.removeAll(r -> Math.floorMod(r.id, 3) == peer, removed);
+                    for (Request r : t.requests()) {
+                        if (Math.floorMod(r.id, 3) == peer) removed.add(t.remove(r.id));
+                    }
                     List<Request> expected = new ArrayList<>();
                     reference.values().removeIf(r -> Math.floorMod(r.id, 3) == peer && expected.add(r));
                     assertEquals(new HashSet<>(expected), new HashSet<>(removed), "removeAll of peer " + peer);
@@ -68,9 +70,8 @@ class RequestTableTest {
                 assertEquals(reference.size(), t.size());
             }
             for (Map.Entry<Long, Request> e : reference.entrySet()) assertSame(e.getValue(), t.get(e.getKey()));
-            List<Request> all = new ArrayList<>();
-            t.removeAll(r -> true, all);
-            assertEquals(new HashSet<>(reference.values()), new HashSet<>(all));
+            assertEquals(new HashSet<>(reference.values()), new HashSet<>(t.requests()));
+            for (Request r : t.requests()) assertSame(r, t.remove(r.id));
             assertTrue(t.isEmpty());
         }
     }

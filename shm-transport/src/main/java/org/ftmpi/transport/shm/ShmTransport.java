@@ -70,7 +70,7 @@ final class ShmTransport implements Transport {
     /** Headers of the PINNED records of one batched read ({@link #readBatch}), in ring order. */
     private final MemorySegment[] batchHeaders = new MemorySegment[BATCH_PIECES];
     /** Their receive buffers (cleared after each batch). */
-    private final MemorySegment[] batchTargets = new MemorySegment[BATCH_PIECES];
+    private final long[] batchTargets = new long[BATCH_PIECES];
     /** process_vm_readv calls made for PINNED records (a batch is one). */
     private long cmaCalls;
     private ShmPair[] pairs = new ShmPair[0];
@@ -418,8 +418,8 @@ final class ShmTransport implements Transport {
         long address = pinnedAddress(p, seg, at, plen);
         MemorySegment first = batchHeaders[0];
         MemorySegment.copy(h, 0, first, 0, FrameHeader.BYTES);
-        MemorySegment target = placed(p, first, plen);
-        if (target != null) return readBatch(p, seg, address, target, plen);
+        long target = sink.placementAddress(p.peer, first);
+        if (target != 0) return readBatch(p, seg, address, target, plen);
         MemorySegment.copy(h, 0, header, 0, FrameHeader.BYTES);
         long base = FrameHeader.length(h);
         int piece = (int) p.bounce.byteSize();
@@ -444,21 +444,15 @@ final class ShmTransport implements Transport {
         return seg.get(ValueLayout.JAVA_LONG, at + PINNED_ADDRESS_OFFSET);
     }
 
-    /** The native receive buffer of exactly {@code plen} bytes the sink names for {@code h}, or null. */
-    private MemorySegment placed(ShmPair p, MemorySegment h, int plen) {
-        MemorySegment target = sink.placement(p.peer, h);
-        return target != null && target.isNative() && target.byteSize() == plen ? target : null;
-    }
-
     /**
      * Reads the PINNED record at the consumer position (its header in {@code batchHeaders[0]},
      * its target known) together with the PINNED records published after it whose targets are
      * native too, with one process_vm_readv; then consumes and delivers them in order.
      */
-    private int readBatch(ShmPair p, MemorySegment seg, long address, MemorySegment target, int plen)
+    private int readBatch(ShmPair p, MemorySegment seg, long address, long target, int plen)
             throws IOException {
         batchTargets[0] = target;
-        scratch.piece(0, target.address(), address, plen);
+        scratch.piece(0, target, address, plen);
         int count = 1;
         long bytes = plen;
         long position = p.in.consumerPosition() + PINNED_RECORD_BYTES;
@@ -473,26 +467,23 @@ final class ShmTransport implements Transport {
                 break; // a corrupt record is the main loop's to report
             }
             long from = pinnedAddress(p, seg, at, n);
-            MemorySegment into = placed(p, h, n);
-            if (into == null) break;
+            long into = sink.placementAddress(p.peer, h);
+            if (into == 0) break;
             batchTargets[count] = into;
-            scratch.piece(count, into.address(), from, n);
+            scratch.piece(count, into, from, n);
             bytes += n;
             count++;
             position = p.in.aheadPosition() + PINNED_RECORD_BYTES;
         }
         int rc = Posix.processVmReadv(scratch, p.peerPid, count);
-        if (rc != 0) java.util.Arrays.fill(batchTargets, 0, count, null);
         checkRead(p, bytes, rc);
         for (int i = 0; i < count; i++) {
             if (i > 0 && p.in.peek() < 0) throw new IOException("shared-memory ring of rank " + p.peer + " changed under a read");
             p.in.pinnedRead();
             MemorySegment h = batchHeaders[i];
             FrameHeader.flags(h, (short) (FrameHeader.flags(h) | FrameHeader.FLAG_PLACED));
-            MemorySegment into = batchTargets[i];
-            batchTargets[i] = null;
             p.in.consume(PINNED_RECORD_BYTES);
-            if (!p.lost) sink.onFrame(p.peer, h, into);
+            if (!p.lost) sink.onPlaced(p.peer, h, batchTargets[i], FrameHeader.payloadLength(h));
         }
         return count;
     }

@@ -66,6 +66,35 @@ class ShmEngineTest {
     }
 
     /**
+     * Single-copy messages into a direct buffer at an offset ({@code MPI.slice}): the receiver
+     * names the target by address (base + offset + fragment offset), so the bytes before and
+     * after the message stay untouched, for a message of one pinned piece and of two.
+     */
+    @org.junit.jupiter.api.Test
+    void aPinnedMessageIntoADirectBufferAtAnOffsetLandsThereAndNowhereElse() throws Exception {
+        int[] sizes = {100_003, ShmConfig.MAX_PINNED_BYTES + 12_345};
+        int offset = 4_099, guard = 777;
+        LocalJob.run(2, Map.of("transports", "shm"), world -> {
+            for (int size : sizes) {
+                if (world.getRank() == 0) {
+                    ByteBuffer data = MPI.newByteBuffer(size);
+                    for (int i = 0; i < size; i++) data.put(i, (byte) (i * 7 + i / 1021));
+                    world.send(data, size, MPI.BYTE, 1, 5);
+                } else {
+                    ByteBuffer whole = MPI.newByteBuffer(offset + size + guard);
+                    for (int i = 0; i < whole.capacity(); i++) whole.put(i, (byte) 0x5A);
+                    assertEquals(size, world.recv(MPI.slice(whole, offset), size, MPI.BYTE, 0, 5).getCount(MPI.BYTE));
+                    for (int i = 0; i < whole.capacity(); i++) {
+                        int at = i - offset;
+                        byte want = at >= 0 && at < size ? (byte) (at * 7 + at / 1021) : 0x5A;
+                        if (whole.get(i) != want) assertEquals(want, whole.get(i), "size " + size + ", byte " + i);
+                    }
+                }
+            }
+        });
+    }
+
+    /**
      * osu_bw's pattern with mixed sizes: a window of 64 single-copy messages (64 KiB to ~1.3 MiB,
      * so the receiver finds many PINNED records in a row and reads them in batches), every fifth
      * into a receive buffer that is too short (ERR_TRUNCATE, the bytes that fit arrive), all
