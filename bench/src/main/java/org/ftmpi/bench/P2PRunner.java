@@ -297,15 +297,17 @@ final class P2PRunner {
         }
     }
 
-    // One window per call, for bw and bibw. Why not inline in the loop over iterations: that
-    // loop then ran a few hundred times per size, so C2 compiled it (an OSR compile, then the
-    // method itself, each inlining the whole send path: 65-100 ms of a core per rank) when its
-    // back-edge counters crossed the threshold, which on two cores fell in the timed pass at a
-    // random size: bw at 512 KiB 6-24 GB/s for 55-60 in other jobs, 9 of 20 windows taking
-    // 10-12 ms instead of 0.57 (session 29, scheduler trace and -Xlog:jit+compilation). Called
-    // once per window, these methods reach C2's invocation threshold within the warm-up, and the
-    // loop around them stays in C1's code, too cold to be recompiled.
-
+    /**
+     * bw's sender: one window per call (so are {@link #receiveWindow} and bibw's {@link
+     * #exchangeWindow}). Why not inline in the loop over iterations: that loop then ran a few
+     * hundred times per size, so C2 compiled it (an OSR compile, then the method itself, each
+     * inlining the whole send path: 65-100 ms of a core per rank) when its back-edge counters
+     * crossed the threshold, which on two cores fell in the timed pass at a random size: bw at
+     * 512 KiB 6-24 GB/s for 55-60 in other jobs, 9 of 20 windows taking 10-12 ms instead of 0.57
+     * (session 29, scheduler trace and -Xlog:jit+compilation). Called once per window, these
+     * methods reach C2's invocation threshold within the warm-up, and the loop around them stays
+     * in C1's code, too cold to be recompiled.
+     */
     private void sendWindow(ByteBuffer sbuf, int size, Request[] reqs, ByteBuffer ack) throws MPIException {
         for (int w = 0; w < reqs.length; w++) {
             reqs[w] = comm.iSend(sbuf, size, MPI.BYTE, peer, TAG_WINDOW);

@@ -1124,8 +1124,13 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         } else if (type == FrameHeader.FT && !peerFailed[peer]) {
             onFt(peer, h, memory, offset, length);
         } else { // a CTS or SYNC_ACK has no payload: no slice for it
-            onFrame(peer, h, length == 0 ? MemorySegment.NULL : memory.asSlice(offset, length));
+            onFrame(peer, h, slice(memory, offset, length));
         }
+    }
+
+    /** {@code n} bytes of {@code m} from {@code at}; no segment object for none (a CTS, an RTS without inline data). */
+    private static MemorySegment slice(MemorySegment m, long at, long n) {
+        return n == 0 ? MemorySegment.NULL : m.asSlice(at, n);
     }
 
     /** An FT frame (revoke, agreement, welcome, failure report) whose payload is {@code length} bytes of {@code memory} at {@code offset}. */
@@ -1165,7 +1170,7 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
         r.peerWorld = peer;
         if (type == FrameHeader.RTS) {
             acceptRendezvous(r, source, tag, peer, FrameHeader.sendRequest(h), FrameHeader.length(h),
-                    length == 0 ? MemorySegment.NULL : payload.asSlice(at, length)); // no inline part: no slice
+                    slice(payload, at, length));
         } else {
             copyIn(r, source, tag, payload, at, length);
             completedInStep = true;
@@ -1339,25 +1344,28 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      */
     @Override
     public MemorySegment placement(int peer, MemorySegment h) {
-        if (FrameHeader.type(h) != FrameHeader.DATA || peerFailed[peer]) return null;
-        Request r = byId.get(FrameHeader.recvRequest(h));
-        if (r == null || r.peerWorld != peer || r.packed != null) return null;
-        long at = FrameHeader.length(h);
-        int n = FrameHeader.payloadLength(h);
-        if (at < 0 || n < 0 || at + n > r.expected) return null;
-        return r.memory.asSlice(r.offset + at, n);
+        Request r = placedReceive(peer, h);
+        return r == null ? null : r.memory.asSlice(r.offset + FrameHeader.length(h), FrameHeader.payloadLength(h));
     }
 
     /** {@link #placement} as an address, without a slice: 0 unless the receive's memory is native. */
     @Override
     public long placementAddress(int peer, MemorySegment h) {
-        if (FrameHeader.type(h) != FrameHeader.DATA || peerFailed[peer]) return 0;
+        Request r = placedReceive(peer, h);
+        if (r == null || !r.memory.isNative()) return 0;
+        long at = r.offset + FrameHeader.length(h);
+        if (at + FrameHeader.payloadLength(h) > r.memory.byteSize()) return 0;
+        return r.memory.address() + at;
+    }
+
+    /** The receive that the DATA fragment {@code h} from {@code peer} may be placed into directly, or null. */
+    private Request placedReceive(int peer, MemorySegment h) {
+        if (FrameHeader.type(h) != FrameHeader.DATA || peerFailed[peer]) return null;
         Request r = byId.get(FrameHeader.recvRequest(h));
-        if (r == null || r.peerWorld != peer || r.packed != null || !r.memory.isNative()) return 0;
+        if (r == null || r.peerWorld != peer || r.packed != null) return null;
         long at = FrameHeader.length(h);
         int n = FrameHeader.payloadLength(h);
-        if (at < 0 || n < 0 || at + n > r.expected || r.offset + at + n > r.memory.byteSize()) return 0;
-        return r.memory.address() + r.offset + at;
+        return at < 0 || n < 0 || at + n > r.expected ? null : r;
     }
 
     /** Puts {@code n} received bytes of {@code r}'s message, starting at byte {@code at}, where they belong. */

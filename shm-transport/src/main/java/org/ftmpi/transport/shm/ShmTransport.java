@@ -69,7 +69,7 @@ final class ShmTransport implements Transport {
     private final MemorySegment frameHeader = arena.allocate(FrameHeader.BYTES, 8);
     /** Headers of the PINNED records of one batched read ({@link #readBatch}), in ring order. */
     private final MemorySegment[] batchHeaders = new MemorySegment[BATCH_PIECES];
-    /** Their receive buffers (cleared after each batch). */
+    /** The addresses of their receive buffers. */
     private final long[] batchTargets = new long[BATCH_PIECES];
     /** process_vm_readv calls made for PINNED records (a batch is one). */
     private long cmaCalls;
