@@ -1200,11 +1200,18 @@ public final class Engine implements FrameSink, ControlListener, AutoCloseable {
      * Touched under {@link #lock} only, as the match queues are.
      */
     private final MemorySegment[] payloadArrays = new MemorySegment[PAYLOAD_ARRAYS];
+    /**
+     * The payload of every zero-byte unexpected message (a barrier's round, a synchronisation):
+     * shared, since it holds nothing. Without it each one cost an array, a segment and its
+     * session, some 72 bytes per barrier call at np 4.
+     */
+    private static final MemorySegment NO_PAYLOAD = MemorySegment.ofArray(new byte[0]);
     private int payloadVictim;
     static final int PAYLOAD_ARRAYS = 8, PAYLOAD_ARRAY_MAX = 16 * 1024;
 
     private MemorySegment payloadArray(int length) {
-        if (length > 0 && length <= PAYLOAD_ARRAY_MAX) {
+        if (length == 0) return NO_PAYLOAD;
+        if (length <= PAYLOAD_ARRAY_MAX) {
             for (int i = 0; i < PAYLOAD_ARRAYS; i++) {
                 MemorySegment b = payloadArrays[i];
                 if (b != null && b.byteSize() == length) {

@@ -87,6 +87,42 @@ class P2pSemanticsTest {
         });
     }
 
+    /**
+     * Zero-byte messages that arrive before their receives (as a barrier's rounds do) share one
+     * empty payload in the engine: interleaved with non-empty ones on the same tags, each is
+     * still delivered in order with its own tag and count, leaves its receive buffer alone, and
+     * no non-empty message's bytes end up anywhere else.
+     */
+    @Test
+    void zeroByteMessagesThatArriveBeforeTheirReceivesStayEmpty() throws Exception {
+        LocalJob.run(2, world -> {
+            int n = 200;
+            if (world.getRank() == 0) {
+                for (int i = 0; i < n; i++) {
+                    if (i % 3 == 0) world.send(new int[] {i}, 1, MPI.INT, 1, i % 7);
+                    else world.send(null, 0, MPI.INT, 1, i % 7);
+                }
+                world.barrier(); // its rounds follow the messages: rank 1 has queued them all as unexpected
+            } else {
+                world.barrier();
+                Status p = world.probe(0, 1); // i = 1: a zero-byte one
+                assertEquals(0, p.getCount(MPI.INT));
+                for (int i = 0; i < n; i++) {
+                    int[] into = {-1, -1};
+                    Status s = world.recv(into, 2, MPI.INT, 0, i % 7);
+                    assertEquals(i % 7, s.getTag(), "message " + i);
+                    if (i % 3 == 0) {
+                        assertEquals(1, s.getCount(MPI.INT), "message " + i);
+                        assertArrayEquals(new int[] {i, -1}, into, "message " + i);
+                    } else {
+                        assertEquals(0, s.getCount(MPI.INT), "message " + i);
+                        assertArrayEquals(new int[] {-1, -1}, into, "message " + i);
+                    }
+                }
+            }
+        });
+    }
+
     @Test
     void statusCountsAndElements() throws Exception {
         LocalJob.run(2, world -> {
