@@ -1,7 +1,5 @@
 package mpi;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_CHAR_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -124,7 +122,7 @@ public final class Op implements Freeable {
             @Override
             void run(MemorySegment in, MemorySegment inout, int count) {
                 if (complex) complex(c, kind, in, inout, count * per);
-                else predefined(c, kind, in, inout, count * per);
+                else ReduceKernels.apply(c, kind, in, inout, count * per);
             }
         };
     }
@@ -238,62 +236,6 @@ public final class Op implements Freeable {
             case BAND, BOR, BXOR -> integer(kind);
             default -> false;
         };
-    }
-
-    private static void predefined(int code, int kind, MemorySegment in, MemorySegment io, int count) {
-        if (floating(kind)) {
-            for (int i = 0; i < count; i++) {
-                double a = kind == Datatype.K_FLOAT ? in.getAtIndex(JAVA_FLOAT_UNALIGNED, i)
-                        : in.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
-                double b = kind == Datatype.K_FLOAT ? io.getAtIndex(JAVA_FLOAT_UNALIGNED, i)
-                        : io.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
-                double r = switch (code) {
-                    case MAX -> Math.max(a, b);
-                    case MIN -> Math.min(a, b);
-                    case SUM -> a + b;
-                    default -> a * b;
-                };
-                if (kind == Datatype.K_FLOAT) io.setAtIndex(JAVA_FLOAT_UNALIGNED, i, (float) r);
-                else io.setAtIndex(JAVA_DOUBLE_UNALIGNED, i, r);
-            }
-            return;
-        }
-        for (int i = 0; i < count; i++) {
-            long a = getInt(kind, in, i), b = getInt(kind, io, i);
-            long r = switch (code) {
-                case MAX -> Math.max(a, b);
-                case MIN -> Math.min(a, b);
-                case SUM -> a + b;
-                case PROD -> a * b;
-                case LAND -> (a != 0 && b != 0) ? 1 : 0;
-                case LOR -> (a != 0 || b != 0) ? 1 : 0;
-                case LXOR -> ((a != 0) != (b != 0)) ? 1 : 0;
-                case BAND -> a & b;
-                case BOR -> a | b;
-                default -> a ^ b;
-            };
-            setInt(kind, io, i, r);
-        }
-    }
-
-    private static long getInt(int kind, MemorySegment s, long i) {
-        return switch (kind) {
-            case Datatype.K_BYTE, Datatype.K_BOOLEAN -> s.get(JAVA_BYTE, i);
-            case Datatype.K_CHAR -> s.getAtIndex(JAVA_CHAR_UNALIGNED, i);
-            case Datatype.K_SHORT -> s.getAtIndex(JAVA_SHORT_UNALIGNED, i);
-            case Datatype.K_INT -> s.getAtIndex(JAVA_INT_UNALIGNED, i);
-            default -> s.getAtIndex(JAVA_LONG_UNALIGNED, i);
-        };
-    }
-
-    private static void setInt(int kind, MemorySegment s, long i, long v) {
-        switch (kind) {
-            case Datatype.K_BYTE, Datatype.K_BOOLEAN -> s.set(JAVA_BYTE, i, (byte) v);
-            case Datatype.K_CHAR -> s.setAtIndex(JAVA_CHAR_UNALIGNED, i, (char) v);
-            case Datatype.K_SHORT -> s.setAtIndex(JAVA_SHORT_UNALIGNED, i, (short) v);
-            case Datatype.K_INT -> s.setAtIndex(JAVA_INT_UNALIGNED, i, (int) v);
-            default -> s.setAtIndex(JAVA_LONG_UNALIGNED, i, v);
-        }
     }
 
     private static void complex(int code, int kind, MemorySegment in, MemorySegment io, int count) {

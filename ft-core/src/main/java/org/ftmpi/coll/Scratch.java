@@ -3,18 +3,24 @@ package org.ftmpi.coll;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Small scratch regions a thread keeps between collective calls, so that a loop of equal small
- * reductions allocates none: {@link #take} hands out a kept region of exactly the asked size,
- * or a new one; {@link #giveBack} keeps it for the thread's next call.
+ * Scratch regions a thread keeps between collective calls, so that a loop of equal reductions
+ * allocates none: {@link #take} hands out a kept region of exactly the asked size, or a new one;
+ * {@link #giveBack} keeps it for the thread's next call.
+ *
+ * <p>Regions of up to {@link #KEPT_BYTES} (4 MiB) are kept, so a thread holds at most {@link
+ * #SLOTS} times that (in practice two regions of its largest reduction). Until session 30 only
+ * regions of up to 4 KiB were: every larger reduction made a new heap array per call, 1 MiB and
+ * more as a G1 humongous object, and an np 2 loop of 1 MiB {@code allReduce}s ran some 38 young
+ * collections in 300 calls (docs/benchmarks.md, "Session 30").
  *
  * <p>A region is held by one call from {@link #take} to {@link #giveBack}: a nested call (a
  * user operation that itself reduces) gets another one. A call that fails does not give its
  * regions back, so a receive that the failure left behind can never write into a later call's
- * scratch. Only regions of up to {@link #KEPT_BYTES} are kept, at most {@link #SLOTS} per thread.
+ * scratch.
  */
 public final class Scratch {
     /** Largest region kept between calls. */
-    public static final long KEPT_BYTES = 4096;
+    public static final long KEPT_BYTES = 4L << 20;
 
     /** Regions kept per thread: an in-place copy and a rooted reduction's two partial results. */
     static final int SLOTS = 4;
@@ -33,8 +39,17 @@ public final class Scratch {
                 return s;
             }
         }
-        return MemorySegment.ofArray(new byte[(int) bytes]);
+        return bytes < NATIVE_BYTES ? MemorySegment.ofArray(new byte[(int) bytes])
+                : java.lang.foreign.Arena.ofAuto().allocate(bytes, 64);
     }
+
+    /**
+     * Regions of at least this size are native memory (freed when unreachable): a large message
+     * received into one is copied once, straight from the sender's memory where the transport
+     * can (shared memory's cross-memory attach), where a heap array takes a second copy through
+     * a bounce buffer.
+     */
+    static final long NATIVE_BYTES = 32 * 1024;
 
     /**
      * Keeps {@code s} (from {@link #take}, no longer used by the caller) for this thread's next

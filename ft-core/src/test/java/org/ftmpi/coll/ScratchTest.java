@@ -57,6 +57,18 @@ class ScratchTest {
         }
     }
 
+    /** A loop of 1 MiB reductions reuses its regions; those of a large message are native (single copy into them). */
+    @Test
+    void megabyteRegionsAreKeptAndNative() {
+        MemorySegment a = Scratch.take(1 << 20), b = Scratch.take(1 << 20);
+        assertTrue(a.isNative() && b.isNative());
+        assertFalse(Scratch.take(Scratch.NATIVE_BYTES - 1).isNative());
+        Scratch.giveBack(a);
+        Scratch.giveBack(b);
+        MemorySegment x = Scratch.take(1 << 20), y = Scratch.take(1 << 20);
+        assertTrue((x == a && y == b) || (x == b && y == a), "both regions were kept");
+    }
+
     @Test
     void largeRegionsAreNotKept() {
         long big = Scratch.KEPT_BYTES + 8;

@@ -1,0 +1,296 @@
+package mpi;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_CHAR_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The loops of the predefined operations ({@code MAX MIN SUM PROD LAND LOR LXOR BAND BOR BXOR})
+ * on the predefined integer, boolean and floating-point types: {@code io[i] = in[i] op io[i]}
+ * over packed elements in native byte order.
+ *
+ * <p><b>Why staged.</b> A reduction gets heap segments of {@code byte[]} (the collectives'
+ * scratch), of every primitive array type (the caller's buffers) and native segments (direct
+ * buffers, shared memory). A loop that reads and writes {@code MemorySegment}s element by
+ * element is compiled for the segment classes it has seen: after a few kinds C2 compiles it
+ * megamorphic and unvectorised, some 4 ns per element (1 MiB of floats: 1.1 ms on the 2-vCPU
+ * test machine, where the same sum over two {@code float[]} took 20 us; docs/benchmarks.md,
+ * "Session 30"). So a reduction of more than {@link #ELEMENTWISE_MAX} elements copies a chunk of
+ * each operand into this thread's primitive arrays ({@code MemorySegment.copy}: a bulk copy,
+ * as fast whatever the segments), combines the arrays in a plain loop that C2 vectorises, and
+ * copies the result back: 1 MiB in 40-50 us for any mix of segments. {@code byte}, {@code
+ * boolean}, {@code char} and {@code short} elements are widened to {@code int} for the
+ * combination and narrowed back, which gives the same bits as combining them in their own
+ * width (Java's arithmetic on them is {@code int} arithmetic anyway).
+ *
+ * <p>Results are those of the element-by-element definition ({@link #elementwise}, kept for
+ * short vectors, where staging costs more than it saves): for {@code float} the combination in
+ * {@code float} equals the former one in {@code double} rounded to {@code float} (a single
+ * addition or multiplication rounded twice, first to 53 then to 24 bits, is rounded correctly),
+ * {@code Math.max}/{@code min} keep NaN and order -0.0 below +0.0, and integer arithmetic wraps.
+ *
+ * <p><b>Note:</b> thread-safe; each thread stages through arrays of its own ({@link Stage}),
+ * made when it first reduces a kind, {@link #CHUNK} elements each (at most 16 KiB per array).
+ */
+final class ReduceKernels {
+    /** Elements per staged chunk: two chunks of {@code long}s or {@code double}s stay within L1. */
+    static final int CHUNK = 2048;
+    /** Vectors of up to this many elements are combined element by element, without staging. */
+    static final int ELEMENTWISE_MAX = 16;
+
+    private static final ThreadLocal<Stage> STAGE = ThreadLocal.withInitial(Stage::new);
+
+    /** One thread's staging arrays, two per carrier type (the operands), made on first use. */
+    private static final class Stage {
+        private int[] ia, ib;
+        private long[] la, lb;
+        private float[] fa, fb;
+        private double[] da, db;
+        private byte[] ba, bb;
+        private short[] sa, sb;
+
+        void ints() {
+            if (ia == null) {
+                ia = new int[CHUNK];
+                ib = new int[CHUNK];
+            }
+        }
+    }
+
+    private ReduceKernels() {}
+
+    /** {@code io[i] = in[i] op io[i]} for {@code count} elements of base kind {@code kind} ({@link Op#applies}). */
+    static void apply(int code, int kind, MemorySegment in, MemorySegment io, int count) {
+        if (count <= ELEMENTWISE_MAX) {
+            elementwise(code, kind, in, io, count);
+            return;
+        }
+        Stage s = STAGE.get();
+        switch (kind) {
+            case Datatype.K_INT -> ints(s, code, in, io, count);
+            case Datatype.K_LONG -> longs(s, code, in, io, count);
+            case Datatype.K_FLOAT -> floats(s, code, in, io, count);
+            case Datatype.K_DOUBLE -> doubles(s, code, in, io, count);
+            case Datatype.K_SHORT -> shorts(s, code, in, io, count, false);
+            case Datatype.K_CHAR -> shorts(s, code, in, io, count, true);
+            default -> bytes(s, code, in, io, count); // BYTE, BOOLEAN
+        }
+    }
+
+    private static void ints(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
+        s.ints();
+        int[] a = s.ia, b = s.ib;
+        for (int at = 0; at < count; at += CHUNK) {
+            int k = Math.min(CHUNK, count - at);
+            long off = 4L * at;
+            MemorySegment.copy(in, JAVA_INT_UNALIGNED, off, a, 0, k);
+            MemorySegment.copy(io, JAVA_INT_UNALIGNED, off, b, 0, k);
+            combine(code, a, b, k);
+            MemorySegment.copy(b, 0, io, JAVA_INT_UNALIGNED, off, k);
+        }
+    }
+
+    private static void longs(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
+        if (s.la == null) {
+            s.la = new long[CHUNK];
+            s.lb = new long[CHUNK];
+        }
+        long[] a = s.la, b = s.lb;
+        for (int at = 0; at < count; at += CHUNK) {
+            int k = Math.min(CHUNK, count - at);
+            long off = 8L * at;
+            MemorySegment.copy(in, JAVA_LONG_UNALIGNED, off, a, 0, k);
+            MemorySegment.copy(io, JAVA_LONG_UNALIGNED, off, b, 0, k);
+            combine(code, a, b, k);
+            MemorySegment.copy(b, 0, io, JAVA_LONG_UNALIGNED, off, k);
+        }
+    }
+
+    private static void floats(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
+        if (s.fa == null) {
+            s.fa = new float[CHUNK];
+            s.fb = new float[CHUNK];
+        }
+        float[] a = s.fa, b = s.fb;
+        for (int at = 0; at < count; at += CHUNK) {
+            int k = Math.min(CHUNK, count - at);
+            long off = 4L * at;
+            MemorySegment.copy(in, JAVA_FLOAT_UNALIGNED, off, a, 0, k);
+            MemorySegment.copy(io, JAVA_FLOAT_UNALIGNED, off, b, 0, k);
+            switch (code) {
+                case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
+                case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
+                case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
+                default -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; } // PROD
+            }
+            MemorySegment.copy(b, 0, io, JAVA_FLOAT_UNALIGNED, off, k);
+        }
+    }
+
+    private static void doubles(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
+        if (s.da == null) {
+            s.da = new double[CHUNK];
+            s.db = new double[CHUNK];
+        }
+        double[] a = s.da, b = s.db;
+        for (int at = 0; at < count; at += CHUNK) {
+            int k = Math.min(CHUNK, count - at);
+            long off = 8L * at;
+            MemorySegment.copy(in, JAVA_DOUBLE_UNALIGNED, off, a, 0, k);
+            MemorySegment.copy(io, JAVA_DOUBLE_UNALIGNED, off, b, 0, k);
+            switch (code) {
+                case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
+                case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
+                case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
+                default -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; } // PROD
+            }
+            MemorySegment.copy(b, 0, io, JAVA_DOUBLE_UNALIGNED, off, k);
+        }
+    }
+
+    /**
+     * {@code short}, and Java's {@code char} ({@code unsigned}: 16 bits widened without sign, so
+     * that MAX and MIN compare unsigned); both staged as {@code short}s, the same bytes.
+     */
+    private static void shorts(Stage s, int code, MemorySegment in, MemorySegment io, int count, boolean unsigned) {
+        s.ints();
+        if (s.sa == null) {
+            s.sa = new short[CHUNK];
+            s.sb = new short[CHUNK];
+        }
+        short[] na = s.sa, nb = s.sb;
+        int[] a = s.ia, b = s.ib;
+        int mask = unsigned ? 0xFFFF : -1;
+        for (int at = 0; at < count; at += CHUNK) {
+            int k = Math.min(CHUNK, count - at);
+            long off = 2L * at;
+            MemorySegment.copy(in, JAVA_SHORT_UNALIGNED, off, na, 0, k);
+            MemorySegment.copy(io, JAVA_SHORT_UNALIGNED, off, nb, 0, k);
+            for (int i = 0; i < k; i++) {
+                a[i] = na[i] & mask;
+                b[i] = nb[i] & mask;
+            }
+            combine(code, a, b, k);
+            for (int i = 0; i < k; i++) nb[i] = (short) b[i];
+            MemorySegment.copy(nb, 0, io, JAVA_SHORT_UNALIGNED, off, k);
+        }
+    }
+
+    /** {@code byte} and {@code boolean} (one byte, 0 or 1). */
+    private static void bytes(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
+        s.ints();
+        if (s.ba == null) {
+            s.ba = new byte[CHUNK];
+            s.bb = new byte[CHUNK];
+        }
+        byte[] na = s.ba, nb = s.bb;
+        int[] a = s.ia, b = s.ib;
+        for (int at = 0; at < count; at += CHUNK) {
+            int k = Math.min(CHUNK, count - at);
+            MemorySegment.copy(in, JAVA_BYTE, at, na, 0, k);
+            MemorySegment.copy(io, JAVA_BYTE, at, nb, 0, k);
+            for (int i = 0; i < k; i++) {
+                a[i] = na[i];
+                b[i] = nb[i];
+            }
+            combine(code, a, b, k);
+            for (int i = 0; i < k; i++) nb[i] = (byte) b[i];
+            MemorySegment.copy(nb, 0, io, JAVA_BYTE, at, k);
+        }
+    }
+
+    /** {@code b[i] = a[i] op b[i]} for the first {@code k} elements. */
+    private static void combine(int code, int[] a, int[] b, int k) {
+        switch (code) {
+            case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
+            case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
+            case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
+            case Op.PROD -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; }
+            case Op.LAND -> { for (int i = 0; i < k; i++) b[i] = a[i] != 0 && b[i] != 0 ? 1 : 0; }
+            case Op.LOR -> { for (int i = 0; i < k; i++) b[i] = (a[i] | b[i]) != 0 ? 1 : 0; }
+            case Op.LXOR -> { for (int i = 0; i < k; i++) b[i] = (a[i] != 0) != (b[i] != 0) ? 1 : 0; }
+            case Op.BAND -> { for (int i = 0; i < k; i++) b[i] = a[i] & b[i]; }
+            case Op.BOR -> { for (int i = 0; i < k; i++) b[i] = a[i] | b[i]; }
+            default -> { for (int i = 0; i < k; i++) b[i] = a[i] ^ b[i]; } // BXOR
+        }
+    }
+
+    /** {@code b[i] = a[i] op b[i]} for the first {@code k} elements. */
+    private static void combine(int code, long[] a, long[] b, int k) {
+        switch (code) {
+            case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
+            case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
+            case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
+            case Op.PROD -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; }
+            case Op.LAND -> { for (int i = 0; i < k; i++) b[i] = a[i] != 0 && b[i] != 0 ? 1 : 0; }
+            case Op.LOR -> { for (int i = 0; i < k; i++) b[i] = (a[i] | b[i]) != 0 ? 1 : 0; }
+            case Op.LXOR -> { for (int i = 0; i < k; i++) b[i] = (a[i] != 0) != (b[i] != 0) ? 1 : 0; }
+            case Op.BAND -> { for (int i = 0; i < k; i++) b[i] = a[i] & b[i]; }
+            case Op.BOR -> { for (int i = 0; i < k; i++) b[i] = a[i] | b[i]; }
+            default -> { for (int i = 0; i < k; i++) b[i] = a[i] ^ b[i]; } // BXOR
+        }
+    }
+
+    /** The definition, element by element over the segments (short vectors, and the reference). */
+    static void elementwise(int code, int kind, MemorySegment in, MemorySegment io, int count) {
+        if (kind == Datatype.K_FLOAT || kind == Datatype.K_DOUBLE) {
+            for (int i = 0; i < count; i++) {
+                double a = kind == Datatype.K_FLOAT ? in.getAtIndex(JAVA_FLOAT_UNALIGNED, i)
+                        : in.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
+                double b = kind == Datatype.K_FLOAT ? io.getAtIndex(JAVA_FLOAT_UNALIGNED, i)
+                        : io.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
+                double r = switch (code) {
+                    case Op.MAX -> Math.max(a, b);
+                    case Op.MIN -> Math.min(a, b);
+                    case Op.SUM -> a + b;
+                    default -> a * b;
+                };
+                if (kind == Datatype.K_FLOAT) io.setAtIndex(JAVA_FLOAT_UNALIGNED, i, (float) r);
+                else io.setAtIndex(JAVA_DOUBLE_UNALIGNED, i, r);
+            }
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            long a = getInt(kind, in, i), b = getInt(kind, io, i);
+            long r = switch (code) {
+                case Op.MAX -> Math.max(a, b);
+                case Op.MIN -> Math.min(a, b);
+                case Op.SUM -> a + b;
+                case Op.PROD -> a * b;
+                case Op.LAND -> (a != 0 && b != 0) ? 1 : 0;
+                case Op.LOR -> (a != 0 || b != 0) ? 1 : 0;
+                case Op.LXOR -> ((a != 0) != (b != 0)) ? 1 : 0;
+                case Op.BAND -> a & b;
+                case Op.BOR -> a | b;
+                default -> a ^ b;
+            };
+            setInt(kind, io, i, r);
+        }
+    }
+
+    private static long getInt(int kind, MemorySegment s, long i) {
+        return switch (kind) {
+            case Datatype.K_BYTE, Datatype.K_BOOLEAN -> s.get(JAVA_BYTE, i);
+            case Datatype.K_CHAR -> s.getAtIndex(JAVA_CHAR_UNALIGNED, i);
+            case Datatype.K_SHORT -> s.getAtIndex(JAVA_SHORT_UNALIGNED, i);
+            case Datatype.K_INT -> s.getAtIndex(JAVA_INT_UNALIGNED, i);
+            default -> s.getAtIndex(JAVA_LONG_UNALIGNED, i);
+        };
+    }
+
+    private static void setInt(int kind, MemorySegment s, long i, long v) {
+        switch (kind) {
+            case Datatype.K_BYTE, Datatype.K_BOOLEAN -> s.set(JAVA_BYTE, i, (byte) v);
+            case Datatype.K_CHAR -> s.setAtIndex(JAVA_CHAR_UNALIGNED, i, (char) v);
+            case Datatype.K_SHORT -> s.setAtIndex(JAVA_SHORT_UNALIGNED, i, (short) v);
+            case Datatype.K_INT -> s.setAtIndex(JAVA_INT_UNALIGNED, i, (int) v);
+            default -> s.setAtIndex(JAVA_LONG_UNALIGNED, i, v);
+        }
+    }
+}
