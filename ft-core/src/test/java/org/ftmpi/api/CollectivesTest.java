@@ -483,4 +483,42 @@ class CollectivesTest {
         assertTrue(java.util.ServiceLoader.load(org.ftmpi.coll.Collectives.class).stream()
                 .anyMatch(p -> p.type() == org.ftmpi.coll.DefaultCollectives.class));
     }
+
+    /**
+     * A user function's operand buffers are reused from call to call: whatever sizes came
+     * before, each call sees direct buffers of exactly its operands' bytes in native order, and
+     * a reduction inside the user function gets buffers of its own.
+     */
+    @Test
+    void userFunctionsSeeExactlyTheirOperandsAcrossSizesAndNesting() throws Exception {
+        LocalJob.run(3, world -> {
+            Op inner = new Op(new UserFunction() {
+                @Override
+                public void call(java.nio.ByteBuffer in, java.nio.ByteBuffer io, int count, Datatype t) {
+                    for (int i = 0; i < count; i++) io.putLong(8 * i, io.getLong(8 * i) + in.getLong(8 * i));
+                }
+            }, true);
+            Op outer = new Op(new UserFunction() {
+                @Override
+                public void call(java.nio.ByteBuffer in, java.nio.ByteBuffer io, int count, Datatype t) throws MPIException {
+                    assertEquals(8 * count, in.capacity());
+                    assertEquals(8 * count, io.limit());
+                    assertEquals(java.nio.ByteOrder.nativeOrder(), io.order());
+                    long[] x = new long[count], y = new long[count];
+                    java.util.Arrays.fill(x, 7);
+                    java.util.Arrays.fill(y, 1);
+                    Comm.reduceLocal(x, y, count, MPI.LONG, inner); // a user function while this one runs
+                    for (long v : y) assertEquals(8, v);
+                    // this call's operands are still intact: the nested call had buffers of its own
+                    for (int i = 0; i < count; i++) io.putLong(8 * i, io.getLong(8 * i) + in.getLong(8 * i));
+                }
+            }, true);
+            for (int n : new int[] {1000, 10, 5000, 1, 5000}) {
+                long[] s = new long[n], r = new long[n];
+                for (int i = 0; i < n; i++) s[i] = (world.getRank() + 1) * (long) (i + n);
+                world.allReduce(s, r, n, MPI.LONG, outer);
+                for (int i = 0; i < n; i++) assertEquals(6L * (i + n), r[i], "size " + n + ", element " + i);
+            }
+        });
+    }
 }
