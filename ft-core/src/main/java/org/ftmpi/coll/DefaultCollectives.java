@@ -9,7 +9,8 @@ import org.ftmpi.p2p.Request;
 /**
  * Reference algorithms, correct for every communicator size (including 1 and non-powers of
  * two), every root and zero counts: binomial-tree broadcast and reduction, recursive-doubling
- * allreduce (reduce + broadcast for non-commutative operations), linear gather(v) / scatter(v) at the root, ring allgather(v), pairwise-exchange
+ * allreduce, from 64 KiB reduce-scatter + allgather (Rabenseifner; reduce + broadcast for
+ * non-commutative operations), linear gather(v) / scatter(v) at the root, ring allgather(v), pairwise-exchange
  * all-to-all(v), reduce + scatterv reduce-scatter, and a linear chain for (exclusive) scan.
  *
  * <p>Non-commutative operations are always combined in rank order: their reduction tree is
@@ -122,10 +123,12 @@ public class DefaultCollectives implements Collectives {
         } else {
             newRank = rank - rem;
         }
-        if (newRank >= 0) {
+        if (newRank >= 0 && pof2 > 1 && bytes >= RSAG_MIN_BYTES && count >= pof2) {
+            reduceScatterAllgather(c, recv, tmp, count, op, newRank, pof2, rem);
+        } else if (newRank >= 0) {
             for (int mask = 1; mask < pof2; mask <<= 1) {
                 int partner = newRank ^ mask;
-                int dest = partner < rem ? partner * 2 + 1 : partner + rem;
+                int dest = real(partner, rem);
                 c.sendReceive(dest, recv, dest, tmp, TAG_ALLREDUCE);
                 op.apply(tmp, recv, count);
             }
@@ -135,6 +138,63 @@ public class DefaultCollectives implements Collectives {
             else c.waitAll(c.receive(rank + 1, TAG_ALLREDUCE, recv));
         }
         Scratch.giveBack(tmp);
+    }
+
+    /**
+     * Vectors of at least this many bytes are all-reduced by {@link #reduceScatterAllgather}
+     * (Rabenseifner's algorithm) instead of recursive doubling: each member then moves and
+     * combines about twice its vector in all, where recursive doubling moves and combines the
+     * whole vector log2(n) times. np 4 on 2 cores, 64 KiB to 4 MiB: 0.45-0.65x recursive
+     * doubling's time (docs/benchmarks.md, "Session 30"); at 32 KiB and below no gain.
+     */
+    static final long RSAG_MIN_BYTES = 64 * 1024;
+
+    /**
+     * Rabenseifner's allreduce among the {@code pof2} members that recursive doubling would use
+     * (ranks {@code newRank}, the others folded in by the caller): the vector is cut into
+     * {@code pof2} blocks (block {@code i}: elements {@code [i * count / pof2, (i + 1) * count /
+     * pof2)}). Reduce-scatter by recursive halving: partners {@code newRank ^ mask}, mask from
+     * {@code pof2 / 2} down to 1, exchange the halves of their current block range that the
+     * other keeps and combine the half they keep, so that member {@code newRank} ends with block
+     * {@code newRank} fully combined. Then an allgather by recursive doubling, mask from 1 up,
+     * exchanges whole ranges straight into {@code recv}. Every member ends with the same bits:
+     * each block is combined at one member only. {@code tmp} holds at least half the vector.
+     */
+    private static void reduceScatterAllgather(Channel c, MemorySegment recv, MemorySegment tmp, int count,
+                                               Reducer op, int newRank, int pof2, int rem) throws P2pException {
+        long esize = recv.byteSize() / count;
+        int lo = 0, hi = pof2;
+        for (int mask = pof2 >> 1; mask > 0; mask >>= 1) {
+            int dest = real(newRank ^ mask, rem);
+            int mid = lo + mask;
+            boolean lower = (newRank & mask) == 0;
+            int keepLo = lower ? lo : mid, keepHi = lower ? mid : hi;
+            int sendLo = lower ? mid : lo, sendHi = lower ? hi : mid;
+            long keepAt = first(keepLo, count, pof2) * esize, keepBytes = first(keepHi, count, pof2) * esize - keepAt;
+            long sendAt = first(sendLo, count, pof2) * esize, sendBytes = first(sendHi, count, pof2) * esize - sendAt;
+            MemorySegment into = tmp.asSlice(0, keepBytes);
+            c.sendReceive(dest, recv.asSlice(sendAt, sendBytes), dest, into, TAG_ALLREDUCE);
+            op.apply(into, recv.asSlice(keepAt, keepBytes), (int) (keepBytes / esize));
+            lo = keepLo;
+            hi = keepHi;
+        }
+        for (int mask = 1; mask < pof2; mask <<= 1) {
+            int dest = real(newRank ^ mask, rem);
+            int mine = newRank & -mask, theirs = (newRank ^ mask) & -mask;
+            long at = first(mine, count, pof2) * esize, end = first(mine + mask, count, pof2) * esize;
+            long pAt = first(theirs, count, pof2) * esize, pEnd = first(theirs + mask, count, pof2) * esize;
+            c.sendReceive(dest, recv.asSlice(at, end - at), dest, recv.asSlice(pAt, pEnd - pAt), TAG_ALLREDUCE);
+        }
+    }
+
+    /** The first element of block {@code b} of {@code blocks} over {@code count} elements. */
+    private static long first(int b, int count, int blocks) {
+        return (long) b * count / blocks;
+    }
+
+    /** The rank of recursive-doubling member {@code r} when the first {@code 2 * rem} ranks were folded in pairs. */
+    private static int real(int r, int rem) {
+        return r < rem ? r * 2 + 1 : r + rem;
     }
 
     @Override

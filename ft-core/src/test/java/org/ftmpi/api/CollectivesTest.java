@@ -521,4 +521,37 @@ class CollectivesTest {
             }
         });
     }
+
+    /**
+     * Vectors of 64 KiB and more are all-reduced by reduce-scatter + allgather (Rabenseifner):
+     * every size of communicator, powers of two or not (the first ranks folded in pairs), block
+     * counts that do not divide the vector, in place and not, give the exact sums and maxima, and
+     * every member ends with the same bits of a floating-point sum.
+     */
+    @Test
+    void largeVectorsAreReducedExactlyAndIdenticallyEverywhere() throws Exception {
+        for (int n : new int[] {2, 3, 4, 5, 6, 8}) {
+            LocalJob.run(n, world -> {
+                int rank = world.getRank(), size = world.getSize();
+                for (int count : new int[] {8192 + 3, 20_011, 70_001}) {
+                    long[] s = new long[count], r = new long[count];
+                    for (int i = 0; i < count; i++) s[i] = (long) (rank + 1) * (i % 1009) - i;
+                    world.allReduce(s, r, count, MPI.LONG, MPI.SUM);
+                    for (int i = 0; i < count; i++) {
+                        assertEquals((long) size * (size + 1) / 2 * (i % 1009) - (long) size * i, r[i],
+                                "np " + size + ", count " + count + ", element " + i);
+                    }
+                    world.allReduce(s, count, MPI.LONG, MPI.MAX); // in place
+                    for (int i = 0; i < count; i++) assertEquals(Math.max((long) size * (i % 1009) - i, (i % 1009) - i), s[i]);
+                    double[] d = new double[count], e = new double[count];
+                    java.util.Random rnd = new java.util.Random(rank * 31L + count);
+                    for (int i = 0; i < count; i++) d[i] = rnd.nextGaussian() * 1e3;
+                    world.allReduce(d, e, count, MPI.DOUBLE, MPI.SUM);
+                    long[] bits = {java.util.Arrays.hashCode(e)}, all = new long[size];
+                    world.allGather(bits, 1, MPI.LONG, all, 1, MPI.LONG);
+                    for (long b : all) assertEquals(bits[0], b, "np " + size + ": the members' sums differ");
+                }
+            });
+        }
+    }
 }
