@@ -554,4 +554,35 @@ class CollectivesTest {
             });
         }
     }
+
+    /**
+     * A rooted reduce of vectors larger than the scratch regions once were (the binomial tree's
+     * partial results in kept scratch regions): every communicator size, roots at either end and
+     * in between, odd counts, and in place at the root, give the exact sums at the root.
+     */
+    @Test
+    void largeVectorsAreReducedExactlyToAnyRoot() throws Exception {
+        for (int n : new int[] {2, 3, 4, 5, 6, 8}) {
+            LocalJob.run(n, world -> {
+                int rank = world.getRank(), size = world.getSize();
+                for (int root : new int[] {0, 1, size - 1}) {
+                    for (int count : new int[] {8192 + 5, 30_001}) {
+                        long[] s = new long[count], r = new long[count];
+                        for (int i = 0; i < count; i++) s[i] = (long) (rank + 1) * (i % 1013) - i + root;
+                        world.reduce(s, r, count, MPI.LONG, MPI.SUM, root);
+                        if (rank == root) {
+                            for (int i = 0; i < count; i++) {
+                                assertEquals((long) size * (size + 1) / 2 * (i % 1013) - (long) size * (i - root), r[i],
+                                        "np " + size + ", root " + root + ", count " + count + ", element " + i);
+                            }
+                        }
+                        world.reduce(s, count, MPI.LONG, MPI.MAX, root); // in place at the root
+                        if (rank == root) {
+                            for (int i = 0; i < count; i++) assertEquals((long) size * (i % 1013) - i + root, s[i]);
+                        }
+                    }
+                }
+            });
+        }
+    }
 }
