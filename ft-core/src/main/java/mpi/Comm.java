@@ -1108,8 +1108,11 @@ public class Comm implements Freeable, Cloneable {
     public final void barrier() throws MPIException {
         check("barrier");
         if (this instanceof Intercomm ic) { ic.interBarrier(); return; }
-        runColl("barrier", () -> Dissemination.barrier(cc()));
+        runColl("barrier", barrierBody);
     }
+
+    /** The barrier's body, made once: a lambda made per call cost 16 bytes where the JIT kept it. */
+    private final CollBody barrierBody = () -> Dissemination.barrier(cc());
 
     /** MPI_BCAST (binomial tree). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
