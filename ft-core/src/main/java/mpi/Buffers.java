@@ -68,6 +68,11 @@ final class Buffers {
             return s;
         }
 
+        /** The region's bytes for a collective: {@link #slice}, or a shared empty segment when it has none. */
+        MemorySegment segment() {
+            return bytes == 0 ? NO_BYTES : slice();
+        }
+
         Region(MemorySegment seg, long off, long bytes, boolean[] bools, int boolStart) {
             this.seg = seg;
             this.off = off;
@@ -132,6 +137,9 @@ final class Buffers {
     }
 
     static final Region EMPTY = new Region(MemorySegment.NULL, 0, 0, null, 0);
+
+    /** The bytes of every empty collective buffer ({@link Region#segment}): shared, it holds nothing. */
+    static final MemorySegment NO_BYTES = MemorySegment.ofArray(new byte[0]);
 
     static Region region(Object buf, int count, Datatype type, String op, boolean receive)
             throws MPIException {

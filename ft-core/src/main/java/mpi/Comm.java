@@ -858,11 +858,14 @@ public class Comm implements Freeable, Cloneable {
     final void runPlain(String op, CollBody body) throws MPIException {
         try {
             body.run();
-        } catch (P2pException e) {
-            throw collFailure(e, op);
-        } catch (RuntimeException e) {
-            throw handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
+        } catch (P2pException | RuntimeException e) {
+            throw collError(op, e);
         }
+    }
+
+    /** What {@link #runPlain} raises for an algorithm's error {@code e}: a failed peer's error class, else ERR_OTHER. */
+    private MPIException collError(String op, Exception e) {
+        return e instanceof P2pException p ? collFailure(p, op) : handle(MPIException.of(MPI.ERR_OTHER, op + ": " + e));
     }
 
     /**
@@ -1003,7 +1006,7 @@ public class Comm implements Freeable, Cloneable {
 
         Buf(Buffers.Region region, boolean scratch) {
             this.region = region;
-            MemorySegment user = region.bytes == 0 ? MemorySegment.ofArray(new byte[0]) : region.slice();
+            MemorySegment user = region.segment();
             this.scratch = scratch && region.bytes > 0;
             if (this.scratch) {
                 seg = java.lang.foreign.Arena.ofAuto().allocate(region.bytes, 8);
@@ -1027,9 +1030,14 @@ public class Comm implements Freeable, Cloneable {
     }
 
     final Buf buf(Object b, int count, Datatype type, String op, String arg) throws MPIException {
+        return new Buf(collRegion(b, count, type, op, arg), atomic);
+    }
+
+    /** The checked region of a collective buffer (what {@link #buf} wraps). */
+    private Buffers.Region collRegion(Object b, int count, Datatype type, String op, String arg) throws MPIException {
         checkCount(op, arg == null ? "count" : arg, count);
         try {
-            return new Buf(region(b, count, type, op, Buffers.INOUT), atomic);
+            return region(b, count, type, op, Buffers.INOUT);
         } catch (MPIException e) {
             throw handle(e);
         }
@@ -1158,6 +1166,19 @@ public class Comm implements Freeable, Cloneable {
         check("allReduce");
         if (this instanceof Intercomm ic) { ic.interAllReduce(sendbuf, recvbuf, count, type, op); return; }
         Reducer red = reducerFor(op, type, "allReduce");
+        if (!atomic) {
+            // runPlain without its lambda and Bufs: a loop of small allReduces (a solver's dot
+            // products) allocates nothing per call, whatever the JIT inlines (48-80 bytes otherwise)
+            Buffers.Region s = collRegion(sendbuf, count, type, "allReduce", null);
+            Buffers.Region r = collRegion(recvbuf, count, type, "allReduce", null);
+            try {
+                collectives().allReduce(cc(), s.segment(), r.segment(), count, red);
+            } catch (P2pException | RuntimeException e) {
+                throw collError("allReduce", e);
+            }
+            r.finishReceive();
+            return;
+        }
         Buf s = buf(sendbuf, count, type, "allReduce", null);
         Buf r = buf(recvbuf, count, type, "allReduce", null);
         runColl("allReduce", () -> collectives().allReduce(cc(), s.seg, r.seg, count, red));
