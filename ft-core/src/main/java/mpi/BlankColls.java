@@ -91,6 +91,11 @@ final class BlankColls {
         }
 
         @Override
+        public void waitFor(Request request) throws P2pException {
+            in.waitFor(request);
+        }
+
+        @Override
         public void sendReceive(int dest, MemorySegment data, int source, MemorySegment into, int tag)
                 throws P2pException {
             in.sendReceive(live[dest], data, live[source], into, tag);

@@ -802,6 +802,14 @@ public class Comm implements Freeable, Cloneable {
             for (org.ftmpi.p2p.Request r : rs) engine.recycle(r);
         }
 
+        /** As {@link #waitAll}, without its array. */
+        @Override
+        public void waitFor(org.ftmpi.p2p.Request r) throws P2pException {
+            engine.await(r);
+            throwIfFailed(r);
+            engine.recycle(r);
+        }
+
         /** As the default, without the array of a {@code waitAll(s, r)}, and the requests given back. */
         @Override
         public void sendReceive(int dest, MemorySegment data, int source, MemorySegment into, int tag)
@@ -1128,6 +1136,16 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interBcast(buf, count, type, root); return; }
         checkRoot("bcast", root);
         if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
+        if (!atomic) { // as allReduce: no lambda, no Buf
+            Buffers.Region r = collRegion(buf, count, type, "bcast", null);
+            try {
+                collectives().bcast(cc(), r.segment(), rt(root));
+            } catch (P2pException | RuntimeException e) {
+                throw collError("bcast", e);
+            }
+            r.finishReceive();
+            return;
+        }
         Buf b = buf(buf, count, type, "bcast", null);
         runColl("bcast", () -> collectives().bcast(cc(), b.seg, rt(root)));
         b.done();
@@ -1141,6 +1159,17 @@ public class Comm implements Freeable, Cloneable {
         checkRoot("reduce", root);
         Reducer red = reducerFor(op, type, "reduce");
         if (rt(root) < 0) return;
+        if (!atomic) { // as allReduce: no lambda, no Buf
+            Buffers.Region s = collRegion(sendbuf, count, type, "reduce", null);
+            Buffers.Region r = rank == root ? collRegion(recvbuf, count, type, "reduce", null) : null;
+            try {
+                collectives().reduce(cc(), s.segment(), r == null ? null : r.segment(), count, red, rt(root));
+            } catch (P2pException | RuntimeException e) {
+                throw collError("reduce", e);
+            }
+            if (r != null) r.finishReceive();
+            return;
+        }
         Buf s = buf(sendbuf, count, type, "reduce", null);
         Buf r = rank == root ? buf(recvbuf, count, type, "reduce", null) : null;
         runColl("reduce", () -> collectives().reduce(cc(), s.seg, r == null ? null : r.seg, count, red, rt(root)));

@@ -23,6 +23,11 @@ public interface Channel {
     /** Waits for every request and throws the first error (failed peer, truncation, abort). */
     void waitAll(Request... requests) throws P2pException;
 
+    /** {@link #waitAll} of one request, without the array of a varargs call. */
+    default void waitFor(Request request) throws P2pException {
+        waitAll(request);
+    }
+
     /** Exchanges with two peers at once (send and receive may be the same rank). */
     default void sendReceive(int dest, MemorySegment data, int source, MemorySegment into, int tag)
             throws P2pException {

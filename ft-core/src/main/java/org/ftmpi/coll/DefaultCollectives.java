@@ -34,7 +34,7 @@ public class DefaultCollectives implements Collectives {
         int mask = 1;
         while (mask < n) {
             if ((rel & mask) != 0) {
-                c.waitAll(c.receive((rel - mask + root) % n, TAG_BCAST, buf));
+                c.waitFor(c.receive((rel - mask + root) % n, TAG_BCAST, buf));
                 break;
             }
             mask <<= 1;
@@ -65,12 +65,12 @@ public class DefaultCollectives implements Collectives {
         MemorySegment tmp = bytes == 0 ? acc : Scratch.take(bytes);
         for (int mask = 1; mask < n; mask <<= 1) {
             if ((rel & mask) != 0) {
-                c.waitAll(c.send((rel - mask + top) % n, TAG_REDUCE, acc));
+                c.waitFor(c.send((rel - mask + top) % n, TAG_REDUCE, acc));
                 break;
             }
             int child = rel | mask;
             if (child < n) {
-                c.waitAll(c.receive((child + top) % n, TAG_REDUCE, tmp));
+                c.waitFor(c.receive((child + top) % n, TAG_REDUCE, tmp));
                 // acc holds ranks [rel, child), tmp holds [child, ...): tmp = acc op tmp
                 op.apply(acc, tmp, count);
                 MemorySegment t = acc;
@@ -81,9 +81,9 @@ public class DefaultCollectives implements Collectives {
         if (rank == top && rank == root) {
             MemorySegment.copy(acc, 0, recv, 0, bytes);
         } else if (rank == top) {
-            c.waitAll(c.send(root, TAG_REDUCE, acc));
+            c.waitFor(c.send(root, TAG_REDUCE, acc));
         } else if (rank == root) {
-            c.waitAll(c.receive(top, TAG_REDUCE, recv));
+            c.waitFor(c.receive(top, TAG_REDUCE, recv));
         }
         Scratch.giveBack(acc);
         Scratch.giveBack(tmp);
@@ -113,10 +113,10 @@ public class DefaultCollectives implements Collectives {
         int newRank;
         if (rank < 2 * rem) {
             if (rank % 2 == 0) {
-                c.waitAll(c.send(rank + 1, TAG_ALLREDUCE, recv));
+                c.waitFor(c.send(rank + 1, TAG_ALLREDUCE, recv));
                 newRank = -1;
             } else {
-                c.waitAll(c.receive(rank - 1, TAG_ALLREDUCE, tmp));
+                c.waitFor(c.receive(rank - 1, TAG_ALLREDUCE, tmp));
                 op.apply(tmp, recv, count);
                 newRank = rank / 2;
             }
@@ -134,8 +134,8 @@ public class DefaultCollectives implements Collectives {
             }
         }
         if (rank < 2 * rem) {
-            if (rank % 2 == 1) c.waitAll(c.send(rank - 1, TAG_ALLREDUCE, recv));
-            else c.waitAll(c.receive(rank + 1, TAG_ALLREDUCE, recv));
+            if (rank % 2 == 1) c.waitFor(c.send(rank - 1, TAG_ALLREDUCE, recv));
+            else c.waitFor(c.receive(rank + 1, TAG_ALLREDUCE, recv));
         }
         Scratch.giveBack(tmp);
     }
@@ -201,7 +201,7 @@ public class DefaultCollectives implements Collectives {
     public void gatherv(Channel c, MemorySegment send, MemorySegment[] recv, int root) throws P2pException {
         int rank = c.rank();
         if (rank != root) {
-            c.waitAll(c.send(root, TAG_GATHER, send));
+            c.waitFor(c.send(root, TAG_GATHER, send));
             return;
         }
         List<Request> rs = new ArrayList<>();
@@ -216,7 +216,7 @@ public class DefaultCollectives implements Collectives {
     public void scatterv(Channel c, MemorySegment[] send, MemorySegment recv, int root) throws P2pException {
         int rank = c.rank();
         if (rank != root) {
-            c.waitAll(c.receive(root, TAG_SCATTER, recv));
+            c.waitFor(c.receive(root, TAG_SCATTER, recv));
             return;
         }
         List<Request> rs = new ArrayList<>();
@@ -278,10 +278,10 @@ public class DefaultCollectives implements Collectives {
         MemorySegment.copy(send, 0, recv, 0, send.byteSize());
         if (rank > 0) {
             MemorySegment prefix = MemorySegment.ofArray(new byte[(int) send.byteSize()]);
-            c.waitAll(c.receive(rank - 1, TAG_SCAN, prefix));
+            c.waitFor(c.receive(rank - 1, TAG_SCAN, prefix));
             op.apply(prefix, recv, count);
         }
-        if (rank < c.size() - 1) c.waitAll(c.send(rank + 1, TAG_SCAN, recv));
+        if (rank < c.size() - 1) c.waitFor(c.send(rank + 1, TAG_SCAN, recv));
     }
 
     @Override
@@ -292,12 +292,12 @@ public class DefaultCollectives implements Collectives {
         if (rank == 0) {
             next = send;
         } else {
-            c.waitAll(c.receive(rank - 1, TAG_EXSCAN, recv));
+            c.waitFor(c.receive(rank - 1, TAG_EXSCAN, recv));
             if (rank == c.size() - 1) return;
             next = copyOf(send);
             op.apply(recv, next, count);
         }
-        if (rank < c.size() - 1) c.waitAll(c.send(rank + 1, TAG_EXSCAN, next));
+        if (rank < c.size() - 1) c.waitFor(c.send(rank + 1, TAG_EXSCAN, next));
     }
 
     private static MemorySegment copyOf(MemorySegment s) {
