@@ -9,6 +9,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The loops of the predefined operations ({@code MAX MIN SUM PROD LAND LOR LXOR BAND BOR BXOR})
@@ -37,6 +38,8 @@ import java.lang.foreign.MemorySegment;
  *
  * <p><b>Note:</b> thread-safe; each thread stages through arrays of its own ({@link Stage}),
  * made when it first reduces a kind, {@link #CHUNK} elements each (at most 16 KiB per array).
+ * One chunk loop ({@link #staged}) serves every kind; only the combination of a chunk
+ * ({@link Chunk}) is the kind's own, so the per-element loops stay monomorphic.
  */
 final class ReduceKernels {
     /** Elements per staged chunk: two chunks of {@code long}s or {@code double}s stay within L1. */
@@ -46,22 +49,42 @@ final class ReduceKernels {
 
     private static final ThreadLocal<Stage> STAGE = ThreadLocal.withInitial(Stage::new);
 
-    /** One thread's staging arrays, two per carrier type (the operands), made on first use. */
+    /** One thread's staging arrays: two per base kind (the operands), made on first use. */
     private static final class Stage {
-        private int[] ia, ib;
-        private long[] la, lb;
-        private float[] fa, fb;
-        private double[] da, db;
-        private byte[] ba, bb;
-        private short[] sa, sb;
+        private final Object[][] pairs = new Object[Datatype.K_DOUBLE + 1][];
 
-        void ints() {
-            if (ia == null) {
-                ia = new int[CHUNK];
-                ib = new int[CHUNK];
-            }
+        /** The two chunk arrays of {@code kind}'s carrier type. */
+        Object[] pair(int kind) {
+            Object[] p = pairs[kind];
+            if (p == null) pairs[kind] = p = new Object[] {array(kind), array(kind)};
+            return p;
+        }
+
+        private static Object array(int kind) {
+            return switch (kind) {
+                case Datatype.K_INT -> new int[CHUNK];
+                case Datatype.K_LONG -> new long[CHUNK];
+                case Datatype.K_FLOAT -> new float[CHUNK];
+                case Datatype.K_DOUBLE -> new double[CHUNK];
+                case Datatype.K_SHORT, Datatype.K_CHAR -> new short[CHUNK];
+                default -> new byte[CHUNK]; // BYTE, BOOLEAN
+            };
         }
     }
+
+    /** Combines the first {@code k} elements of two staged chunks: {@code b = a op b}. */
+    private interface Chunk {
+        void combine(Stage s, int code, Object a, Object b, int k);
+    }
+
+    private static final Chunk INTS = (s, code, a, b, k) -> combine(code, (int[]) a, (int[]) b, k);
+    private static final Chunk LONGS = (s, code, a, b, k) -> combine(code, (long[]) a, (long[]) b, k);
+    private static final Chunk FLOATS = (s, code, a, b, k) -> combine(code, (float[]) a, (float[]) b, k);
+    private static final Chunk DOUBLES = (s, code, a, b, k) -> combine(code, (double[]) a, (double[]) b, k);
+    private static final Chunk SHORTS = (s, code, a, b, k) -> combineShorts(s, code, (short[]) a, (short[]) b, k, -1);
+    /** Java's {@code char}: unsigned 16 bits, staged as {@code short}s and widened without sign (MAX and MIN compare unsigned). */
+    private static final Chunk CHARS = (s, code, a, b, k) -> combineShorts(s, code, (short[]) a, (short[]) b, k, 0xFFFF);
+    private static final Chunk BYTES = (s, code, a, b, k) -> combineBytes(s, code, (byte[]) a, (byte[]) b, k);
 
     private ReduceKernels() {}
 
@@ -73,135 +96,72 @@ final class ReduceKernels {
         }
         Stage s = STAGE.get();
         switch (kind) {
-            case Datatype.K_INT -> ints(s, code, in, io, count);
-            case Datatype.K_LONG -> longs(s, code, in, io, count);
-            case Datatype.K_FLOAT -> floats(s, code, in, io, count);
-            case Datatype.K_DOUBLE -> doubles(s, code, in, io, count);
-            case Datatype.K_SHORT -> shorts(s, code, in, io, count, false);
-            case Datatype.K_CHAR -> shorts(s, code, in, io, count, true);
-            default -> bytes(s, code, in, io, count); // BYTE, BOOLEAN
+            case Datatype.K_INT -> staged(s, code, kind, in, io, count, JAVA_INT_UNALIGNED, INTS);
+            case Datatype.K_LONG -> staged(s, code, kind, in, io, count, JAVA_LONG_UNALIGNED, LONGS);
+            case Datatype.K_FLOAT -> staged(s, code, kind, in, io, count, JAVA_FLOAT_UNALIGNED, FLOATS);
+            case Datatype.K_DOUBLE -> staged(s, code, kind, in, io, count, JAVA_DOUBLE_UNALIGNED, DOUBLES);
+            case Datatype.K_SHORT -> staged(s, code, kind, in, io, count, JAVA_SHORT_UNALIGNED, SHORTS);
+            case Datatype.K_CHAR -> staged(s, code, kind, in, io, count, JAVA_SHORT_UNALIGNED, CHARS);
+            default -> staged(s, code, kind, in, io, count, JAVA_BYTE, BYTES); // BYTE, BOOLEAN
         }
     }
 
-    private static void ints(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
-        s.ints();
-        int[] a = s.ia, b = s.ib;
+    /** Copies chunks of both operands into {@code kind}'s staging arrays, combines them, copies the result back. */
+    private static void staged(Stage s, int code, int kind, MemorySegment in, MemorySegment io, int count,
+                               ValueLayout layout, Chunk chunk) {
+        Object[] p = s.pair(kind);
+        long width = layout.byteSize();
         for (int at = 0; at < count; at += CHUNK) {
             int k = Math.min(CHUNK, count - at);
-            long off = 4L * at;
-            MemorySegment.copy(in, JAVA_INT_UNALIGNED, off, a, 0, k);
-            MemorySegment.copy(io, JAVA_INT_UNALIGNED, off, b, 0, k);
-            combine(code, a, b, k);
-            MemorySegment.copy(b, 0, io, JAVA_INT_UNALIGNED, off, k);
+            long off = width * at;
+            MemorySegment.copy(in, layout, off, p[0], 0, k);
+            MemorySegment.copy(io, layout, off, p[1], 0, k);
+            chunk.combine(s, code, p[0], p[1], k);
+            MemorySegment.copy(p[1], 0, io, layout, off, k);
         }
     }
 
-    private static void longs(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
-        if (s.la == null) {
-            s.la = new long[CHUNK];
-            s.lb = new long[CHUNK];
+    /** {@code short}s ({@code mask} -1) or {@code char}s ({@code mask} 0xFFFF), combined as {@code int}s. */
+    private static void combineShorts(Stage s, int code, short[] na, short[] nb, int k, int mask) {
+        Object[] w = s.pair(Datatype.K_INT);
+        int[] a = (int[]) w[0], b = (int[]) w[1];
+        for (int i = 0; i < k; i++) {
+            a[i] = na[i] & mask;
+            b[i] = nb[i] & mask;
         }
-        long[] a = s.la, b = s.lb;
-        for (int at = 0; at < count; at += CHUNK) {
-            int k = Math.min(CHUNK, count - at);
-            long off = 8L * at;
-            MemorySegment.copy(in, JAVA_LONG_UNALIGNED, off, a, 0, k);
-            MemorySegment.copy(io, JAVA_LONG_UNALIGNED, off, b, 0, k);
-            combine(code, a, b, k);
-            MemorySegment.copy(b, 0, io, JAVA_LONG_UNALIGNED, off, k);
+        combine(code, a, b, k);
+        for (int i = 0; i < k; i++) nb[i] = (short) b[i];
+    }
+
+    /** {@code byte}s and {@code boolean}s (one byte, 0 or 1), combined as {@code int}s. */
+    private static void combineBytes(Stage s, int code, byte[] na, byte[] nb, int k) {
+        Object[] w = s.pair(Datatype.K_INT);
+        int[] a = (int[]) w[0], b = (int[]) w[1];
+        for (int i = 0; i < k; i++) {
+            a[i] = na[i];
+            b[i] = nb[i];
+        }
+        combine(code, a, b, k);
+        for (int i = 0; i < k; i++) nb[i] = (byte) b[i];
+    }
+
+    /** {@code b[i] = a[i] op b[i]} for the first {@code k} elements (MAX, MIN, SUM, PROD). */
+    private static void combine(int code, float[] a, float[] b, int k) {
+        switch (code) {
+            case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
+            case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
+            case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
+            default -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; } // PROD
         }
     }
 
-    private static void floats(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
-        if (s.fa == null) {
-            s.fa = new float[CHUNK];
-            s.fb = new float[CHUNK];
-        }
-        float[] a = s.fa, b = s.fb;
-        for (int at = 0; at < count; at += CHUNK) {
-            int k = Math.min(CHUNK, count - at);
-            long off = 4L * at;
-            MemorySegment.copy(in, JAVA_FLOAT_UNALIGNED, off, a, 0, k);
-            MemorySegment.copy(io, JAVA_FLOAT_UNALIGNED, off, b, 0, k);
-            switch (code) {
-                case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
-                case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
-                case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
-                default -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; } // PROD
-            }
-            MemorySegment.copy(b, 0, io, JAVA_FLOAT_UNALIGNED, off, k);
-        }
-    }
-
-    private static void doubles(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
-        if (s.da == null) {
-            s.da = new double[CHUNK];
-            s.db = new double[CHUNK];
-        }
-        double[] a = s.da, b = s.db;
-        for (int at = 0; at < count; at += CHUNK) {
-            int k = Math.min(CHUNK, count - at);
-            long off = 8L * at;
-            MemorySegment.copy(in, JAVA_DOUBLE_UNALIGNED, off, a, 0, k);
-            MemorySegment.copy(io, JAVA_DOUBLE_UNALIGNED, off, b, 0, k);
-            switch (code) {
-                case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
-                case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
-                case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
-                default -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; } // PROD
-            }
-            MemorySegment.copy(b, 0, io, JAVA_DOUBLE_UNALIGNED, off, k);
-        }
-    }
-
-    /**
-     * {@code short}, and Java's {@code char} ({@code unsigned}: 16 bits widened without sign, so
-     * that MAX and MIN compare unsigned); both staged as {@code short}s, the same bytes.
-     */
-    private static void shorts(Stage s, int code, MemorySegment in, MemorySegment io, int count, boolean unsigned) {
-        s.ints();
-        if (s.sa == null) {
-            s.sa = new short[CHUNK];
-            s.sb = new short[CHUNK];
-        }
-        short[] na = s.sa, nb = s.sb;
-        int[] a = s.ia, b = s.ib;
-        int mask = unsigned ? 0xFFFF : -1;
-        for (int at = 0; at < count; at += CHUNK) {
-            int k = Math.min(CHUNK, count - at);
-            long off = 2L * at;
-            MemorySegment.copy(in, JAVA_SHORT_UNALIGNED, off, na, 0, k);
-            MemorySegment.copy(io, JAVA_SHORT_UNALIGNED, off, nb, 0, k);
-            for (int i = 0; i < k; i++) {
-                a[i] = na[i] & mask;
-                b[i] = nb[i] & mask;
-            }
-            combine(code, a, b, k);
-            for (int i = 0; i < k; i++) nb[i] = (short) b[i];
-            MemorySegment.copy(nb, 0, io, JAVA_SHORT_UNALIGNED, off, k);
-        }
-    }
-
-    /** {@code byte} and {@code boolean} (one byte, 0 or 1). */
-    private static void bytes(Stage s, int code, MemorySegment in, MemorySegment io, int count) {
-        s.ints();
-        if (s.ba == null) {
-            s.ba = new byte[CHUNK];
-            s.bb = new byte[CHUNK];
-        }
-        byte[] na = s.ba, nb = s.bb;
-        int[] a = s.ia, b = s.ib;
-        for (int at = 0; at < count; at += CHUNK) {
-            int k = Math.min(CHUNK, count - at);
-            MemorySegment.copy(in, JAVA_BYTE, at, na, 0, k);
-            MemorySegment.copy(io, JAVA_BYTE, at, nb, 0, k);
-            for (int i = 0; i < k; i++) {
-                a[i] = na[i];
-                b[i] = nb[i];
-            }
-            combine(code, a, b, k);
-            for (int i = 0; i < k; i++) nb[i] = (byte) b[i];
-            MemorySegment.copy(nb, 0, io, JAVA_BYTE, at, k);
+    /** {@code b[i] = a[i] op b[i]} for the first {@code k} elements (MAX, MIN, SUM, PROD). */
+    private static void combine(int code, double[] a, double[] b, int k) {
+        switch (code) {
+            case Op.MAX -> { for (int i = 0; i < k; i++) b[i] = Math.max(a[i], b[i]); }
+            case Op.MIN -> { for (int i = 0; i < k; i++) b[i] = Math.min(a[i], b[i]); }
+            case Op.SUM -> { for (int i = 0; i < k; i++) b[i] = a[i] + b[i]; }
+            default -> { for (int i = 0; i < k; i++) b[i] = a[i] * b[i]; } // PROD
         }
     }
 
