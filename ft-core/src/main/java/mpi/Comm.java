@@ -297,17 +297,21 @@ public class Comm implements Freeable, Cloneable {
         checkSource("sendRecvReplace", source);
         checkRecvTag("sendRecvReplace", recvtag);
         Buffers.Region g = region(buf, count, type, "sendRecvReplace", Buffers.INOUT);
-        byte[] copy = new byte[(int) g.bytes];
-        if (g.bytes > 0) MemorySegment.copy(g.seg, g.off, MemorySegment.ofArray(copy), 0, g.bytes);
-        Buffers.Region s = new Buffers.Region(MemorySegment.ofArray(copy), 0, g.bytes, null, 0);
+        // the outgoing copy in this thread's kept scratch (not a new array per call: a halo
+        // exchange of 1 MiB made a humongous object at every call); not given back on an error,
+        // so that a send that is still reading it can never see a later call's data
+        MemorySegment copy = org.ftmpi.coll.Scratch.take(g.bytes);
+        MemorySegment.copy(g.seg, g.off, copy, 0, g.bytes);
         org.ftmpi.p2p.Request rr = startRecv(g, source, recvtag);
-        org.ftmpi.p2p.Request sr = startSend(s, dest, sendtag, org.ftmpi.p2p.Request.STANDARD);
+        org.ftmpi.p2p.Request sr = engine.send(context, epoch, rank, dest, dest >= 0 ? peers[dest] : -1, sendtag, copy, 0,
+                g.bytes, org.ftmpi.p2p.Request.STANDARD);
         awaitBlocking(sr, true, "sendRecvReplace");
         awaitBlocking(rr, false, "sendRecvReplace");
         report(sr, "sendRecvReplace");
         Status st = received(rr, g, "sendRecvReplace");
         engine.recycle(sr);
         engine.recycle(rr);
+        org.ftmpi.coll.Scratch.giveBack(copy);
         return st;
     }
 
@@ -1053,7 +1057,60 @@ public class Comm implements Freeable, Cloneable {
 
     /** Per-rank blocks of {@code b}: {@code count} elements each, one after another. */
     final MemorySegment[] blocks(Buf b, int count, Datatype type) {
-        return blocks(b, count, type, size);
+        return blocks(b.seg, count, type);
+    }
+
+    /**
+     * Per-rank blocks of {@code seg} ({@code count} elements each): the array made for the same
+     * segment and block size by one of the last two calls, else a new one. A cached region's
+     * segment is the same object call after call, so a loop of gathers, scatters or all-to-alls
+     * into the same buffers slices them once (at np 4, 200-400 bytes per call before).
+     */
+    final MemorySegment[] blocks(MemorySegment seg, int count, Datatype type) {
+        long len = (long) count * type.sizeBytes;
+        for (BlockSet b : blockSets) {
+            if (b != null && b.seg == seg && b.counts == null && b.bytes == len) return b.blocks;
+        }
+        MemorySegment[] out = new MemorySegment[size];
+        for (int i = 0; i < size; i++) out[i] = seg.asSlice(i * len, len);
+        return keep(new BlockSet(seg, len, null, null, out));
+    }
+
+    /** {@link #blocks} for varying blocks: {@code counts[i]} elements at {@code displs[i]} (in elements). */
+    final MemorySegment[] vblocks(MemorySegment seg, int[] counts, int[] displs, Datatype type) {
+        long eb = type.sizeBytes;
+        for (BlockSet b : blockSets) {
+            if (b != null && b.seg == seg && b.counts != null && b.bytes == eb
+                    && java.util.Arrays.equals(b.counts, 0, size, counts, 0, size)
+                    && java.util.Arrays.equals(b.displs, 0, size, displs, 0, size)) {
+                return b.blocks;
+            }
+        }
+        MemorySegment[] out = new MemorySegment[size];
+        for (int i = 0; i < size; i++) {
+            long len = counts[i] * eb;
+            out[i] = len == 0 ? Buffers.NO_BYTES : seg.asSlice(displs[i] * eb, len);
+        }
+        return keep(new BlockSet(seg, eb, java.util.Arrays.copyOf(counts, size), java.util.Arrays.copyOf(displs, size),
+                out));
+    }
+
+    /**
+     * Block arrays {@link #blocks} made: of segment {@code seg}, uniform blocks of {@code bytes}
+     * ({@code counts} null) or {@code counts}/{@code displs} in elements of {@code bytes}.
+     * Immutable (the algorithms only read {@code blocks}); the two slots are written racily,
+     * which costs at most one more array.
+     */
+    private record BlockSet(MemorySegment seg, long bytes, int[] counts, int[] displs, MemorySegment[] blocks) {}
+
+    private final BlockSet[] blockSets = new BlockSet[2];
+    private int nextBlockSet;
+
+    private MemorySegment[] keep(BlockSet b) {
+        int i = nextBlockSet;
+        blockSets[i] = b;
+        nextBlockSet = i ^ 1;
+        return b.blocks;
     }
 
     /** {@code n} blocks of {@code count} elements each (n: the size of the group they go to or come from). */
@@ -1073,6 +1130,12 @@ public class Comm implements Freeable, Cloneable {
     /** {@link #vbuf} for {@code n} blocks. */
     final Buf vbuf(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
                    String displsArg, int n) throws MPIException {
+        return buf(b, vcount(counts, displs, op, countsArg, displsArg, n), type, op, null);
+    }
+
+    /** Elements a buffer of blocks {@code counts[i]} at {@code displs[i]} spans, checked ({@link #vbuf}). */
+    private int vcount(int[] counts, int[] displs, String op, String countsArg, String displsArg, int n)
+            throws MPIException {
         long need = 0;
         checkVector(op, countsArg, counts, n);
         if (displs != null) checkVector(op, displsArg, displs, n);
@@ -1081,11 +1144,41 @@ public class Comm implements Freeable, Cloneable {
             if (counts[i] > 0) need = Math.max(need, end);
         }
         if (need > Integer.MAX_VALUE) throw raise(MPI.ERR_COUNT, op + ": " + displsArg + " + " + countsArg + " overflow");
-        return buf(b, (int) need, type, op, null);
+        return (int) need;
+    }
+
+    /** {@link #vbuf}'s checks and region, without the {@link Buf} (the direct paths outside ATOMIC mode). */
+    private Buffers.Region vregion(Object b, int[] counts, int[] displs, Datatype type, String op, String countsArg,
+                                   String displsArg) throws MPIException {
+        int need = vcount(counts, displs, op, countsArg, displsArg, size);
+        if (displs == null) throw raise(MPI.ERR_ARG, op + ": " + displsArg + " is null");
+        return collRegion(b, need, type, op, null);
+    }
+
+    /** allGather(v) outside ATOMIC mode: the algorithm called directly (no lambda), then {@code r} finished. */
+    private void allGatherDirect(String op, MemorySegment send, Buffers.Region r, MemorySegment[] blocks)
+            throws MPIException {
+        try {
+            collectives().allGatherv(cc(), send, blocks);
+        } catch (P2pException | RuntimeException e) {
+            throw collError(op, e);
+        }
+        r.finishReceive();
+    }
+
+    /** allToAll(v) outside ATOMIC mode: the algorithm called directly (no lambda), then {@code r} finished. */
+    private void allToAllDirect(String op, MemorySegment[] send, Buffers.Region r, MemorySegment[] recv)
+            throws MPIException {
+        try {
+            collectives().allToAllv(cc(), send, recv);
+        } catch (P2pException | RuntimeException e) {
+            throw collError(op, e);
+        }
+        r.finishReceive();
     }
 
     final MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type) {
-        return vblocks(b, counts, displs, type, size);
+        return vblocks(b.seg, counts, displs, type);
     }
 
     static MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type, int n) {
@@ -1245,6 +1338,22 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("gather", root);
         if (rt(root) < 0) return;
+        if (!atomic) { // as allReduce: no lambda, no Buf, the block array reused
+            Buffers.Region s = collRegion(sendbuf, sendcount, sendtype, "gather", "sendcount");
+            Buffers.Region r = null;
+            if (rank == root) {
+                checkCount("gather", "recvcount", recvcount);
+                r = collRegion(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "gather", "recvcount");
+            }
+            try {
+                collectives().gatherv(cc(), s.segment(), r == null ? null : sel(blocks(r.segment(), recvcount, recvtype)),
+                        rt(root));
+            } catch (P2pException | RuntimeException e) {
+                throw collError("gather", e);
+            }
+            if (r != null) r.finishReceive();
+            return;
+        }
         Buf s = buf(sendbuf, sendcount, sendtype, "gather", "sendcount");
         Buf r = null;
         MemorySegment[] blocks = null;
@@ -1286,6 +1395,19 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interGatherv("gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root); return; }
         checkRoot("gatherv", root);
         if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
+        if (!atomic) {
+            Buffers.Region s = collRegion(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
+            Buffers.Region r = rank == root ? vregion(recvbuf, recvcount, displs, recvtype, "gatherv", "recvcount", "displs")
+                    : null;
+            try {
+                collectives().gatherv(cc(), s.segment(),
+                        r == null ? null : sel(vblocks(r.segment(), recvcount, displs, recvtype)), rt(root));
+            } catch (P2pException | RuntimeException e) {
+                throw collError("gatherv", e);
+            }
+            if (r != null) r.finishReceive();
+            return;
+        }
         Buf s = buf(sendbuf, sendcount, sendtype, "gatherv", "sendcount");
         Buf r = null;
         MemorySegment[] blocks = null;
@@ -1336,6 +1458,22 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatter", root);
         if (rt(root) < 0) return;
+        if (!atomic) {
+            Buffers.Region r = collRegion(recvbuf, recvcount, recvtype, "scatter", "recvcount");
+            MemorySegment[] bl = null;
+            if (rank == root) {
+                checkCount("scatter", "sendcount", sendcount);
+                Buffers.Region s = collRegion(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "scatter", "sendcount");
+                bl = sel(blocks(s.segment(), sendcount, sendtype));
+            }
+            try {
+                collectives().scatterv(cc(), bl, r.segment(), rt(root));
+            } catch (P2pException | RuntimeException e) {
+                throw collError("scatter", e);
+            }
+            r.finishReceive();
+            return;
+        }
         Buf r = buf(recvbuf, recvcount, recvtype, "scatter", "recvcount");
         MemorySegment[] blocks = null;
         if (rank == root) {
@@ -1376,6 +1514,21 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interScatterv("scatterv", sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root); return; }
         checkRoot("scatterv", root);
         if (rt(root) < 0) return; // BLANK root: every process returns at once, buffers untouched
+        if (!atomic) {
+            Buffers.Region r = collRegion(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
+            MemorySegment[] bl = null;
+            if (rank == root) {
+                Buffers.Region s = vregion(sendbuf, sendcount, displs, sendtype, "scatterv", "sendcount", "displs");
+                bl = sel(vblocks(s.segment(), sendcount, displs, sendtype));
+            }
+            try {
+                collectives().scatterv(cc(), bl, r.segment(), rt(root));
+            } catch (P2pException | RuntimeException e) {
+                throw collError("scatterv", e);
+            }
+            r.finishReceive();
+            return;
+        }
         Buf r = buf(recvbuf, recvcount, recvtype, "scatterv", "recvcount");
         MemorySegment[] blocks = null;
         if (rank == root) {
@@ -1423,6 +1576,13 @@ public class Comm implements Freeable, Cloneable {
                                 Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         check("allGather");
         if (this instanceof Intercomm ic) { ic.interAllGatherv(sendbuf, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype); return; }
+        if (!atomic) {
+            Buffers.Region s = collRegion(sendbuf, sendcount, sendtype, "allGather", "sendcount");
+            checkCount("allGather", "recvcount", recvcount);
+            Buffers.Region r = collRegion(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
+            allGatherDirect("allGather", s.segment(), r, sel(blocks(r.segment(), recvcount, recvtype)));
+            return;
+        }
         Buf s = buf(sendbuf, sendcount, sendtype, "allGather", "sendcount");
         checkCount("allGather", "recvcount", recvcount);
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allGather", "recvcount");
@@ -1436,6 +1596,11 @@ public class Comm implements Freeable, Cloneable {
         check("allGather");
         intraOnly("allGather");
         checkCount("allGather", "count", count);
+        if (!atomic) {
+            Buffers.Region r = collRegion(buf, Math.multiplyExact(count, size), type, "allGather", "count");
+            allGatherDirect("allGather", null, r, sel(blocks(r.segment(), count, type)));
+            return;
+        }
         Buf r = buf(buf, Math.multiplyExact(count, size), type, "allGather", "count");
         MemorySegment[] bl = blocks(r, count, type);
         runColl("allGather", () -> collectives().allGatherv(cc(), null, sel(bl)));
@@ -1447,6 +1612,12 @@ public class Comm implements Freeable, Cloneable {
                                  Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
         check("allGatherv");
         if (this instanceof Intercomm ic) { ic.interAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, 0, recvtype); return; }
+        if (!atomic) {
+            Buffers.Region s = collRegion(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
+            Buffers.Region r = vregion(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
+            allGatherDirect("allGatherv", s.segment(), r, sel(vblocks(r.segment(), recvcount, displs, recvtype)));
+            return;
+        }
         Buf s = buf(sendbuf, sendcount, sendtype, "allGatherv", "sendcount");
         Buf r = vbuf(recvbuf, recvcount, displs, recvtype, "allGatherv", "recvcount", "displs");
         MemorySegment[] bl = vblocks(r, recvcount, displs, recvtype);
@@ -1472,6 +1643,13 @@ public class Comm implements Freeable, Cloneable {
         if (this instanceof Intercomm ic) { ic.interAllToAllv(sendbuf, null, null, sendcount, sendtype, recvbuf, null, null, recvcount, recvtype); return; }
         checkCount("allToAll", "sendcount", sendcount);
         checkCount("allToAll", "recvcount", recvcount);
+        if (!atomic) {
+            Buffers.Region s = collRegion(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
+            Buffers.Region r = collRegion(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allToAll", "recvcount");
+            allToAllDirect("allToAll", sel(blocks(s.segment(), sendcount, sendtype)), r,
+                    sel(blocks(r.segment(), recvcount, recvtype)));
+            return;
+        }
         Buf s = buf(sendbuf, Math.multiplyExact(sendcount, size), sendtype, "allToAll", "sendcount");
         Buf r = buf(recvbuf, Math.multiplyExact(recvcount, size), recvtype, "allToAll", "recvcount");
         MemorySegment[] sb = blocks(s, sendcount, sendtype), rb = blocks(r, recvcount, recvtype);
@@ -1484,6 +1662,13 @@ public class Comm implements Freeable, Cloneable {
                                 Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
         check("allToAllv");
         if (this instanceof Intercomm ic) { ic.interAllToAllv(sendbuf, sendcount, sdispls, 0, sendtype, recvbuf, recvcount, rdispls, 0, recvtype); return; }
+        if (!atomic) {
+            Buffers.Region s = vregion(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
+            Buffers.Region r = vregion(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
+            allToAllDirect("allToAllv", sel(vblocks(s.segment(), sendcount, sdispls, sendtype)), r,
+                    sel(vblocks(r.segment(), recvcount, rdispls, recvtype)));
+            return;
+        }
         Buf s = vbuf(sendbuf, sendcount, sdispls, sendtype, "allToAllv", "sendcount", "sdispls");
         Buf r = vbuf(recvbuf, recvcount, rdispls, recvtype, "allToAllv", "recvcount", "rdispls");
         MemorySegment[] sb = vblocks(s, sendcount, sdispls, sendtype), rb = vblocks(r, recvcount, rdispls, recvtype);

@@ -1,8 +1,6 @@
 package org.ftmpi.coll;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import org.ftmpi.p2p.P2pException;
 import org.ftmpi.p2p.Request;
 
@@ -42,7 +40,7 @@ public class DefaultCollectives implements Collectives {
         int children = 0;
         for (int m = mask >> 1; m > 0; m >>= 1) if (rel + m < n) children++;
         if (children == 0) return;
-        Request[] sends = new Request[children];
+        Request[] sends = requests(children);
         int k = 0;
         for (mask >>= 1; mask > 0; mask >>= 1) {
             if (rel + mask < n) sends[k++] = c.send((rel + mask + root) % n, TAG_BCAST, buf);
@@ -204,13 +202,27 @@ public class DefaultCollectives implements Collectives {
             c.waitFor(c.send(root, TAG_GATHER, send));
             return;
         }
-        List<Request> rs = new ArrayList<>();
-        for (int i = 0; i < c.size(); i++) {
-            if (i != root) rs.add(c.receive(i, TAG_GATHER, recv[i]));
+        Request[] rs = requests(c.size() - 1);
+        for (int i = 0, k = 0; i < c.size(); i++) {
+            if (i != root) rs[k++] = c.receive(i, TAG_GATHER, recv[i]);
         }
         if (send != null) MemorySegment.copy(send, 0, recv[root], 0, recv[root].byteSize());
-        c.waitAll(rs.toArray(Request[]::new));
+        c.waitAll(rs);
     }
+
+    /**
+     * An array of {@code n} for requests posted together and awaited together (a root's, a
+     * broadcast's sends to its children), this thread's own, made again only when {@code n}
+     * changes: between the posts and the wait that fill and read it no other code runs on the
+     * thread, and a non-blocking collective runs on a thread of its own.
+     */
+    private static Request[] requests(int n) {
+        Request[] rs = REQUESTS.get();
+        if (rs == null || rs.length != n) REQUESTS.set(rs = new Request[n]);
+        return rs;
+    }
+
+    private static final ThreadLocal<Request[]> REQUESTS = new ThreadLocal<>();
 
     @Override
     public void scatterv(Channel c, MemorySegment[] send, MemorySegment recv, int root) throws P2pException {
@@ -219,12 +231,12 @@ public class DefaultCollectives implements Collectives {
             c.waitFor(c.receive(root, TAG_SCATTER, recv));
             return;
         }
-        List<Request> rs = new ArrayList<>();
-        for (int i = 0; i < c.size(); i++) {
-            if (i != root) rs.add(c.send(i, TAG_SCATTER, send[i]));
+        Request[] rs = requests(c.size() - 1);
+        for (int i = 0, k = 0; i < c.size(); i++) {
+            if (i != root) rs[k++] = c.send(i, TAG_SCATTER, send[i]);
         }
         if (recv != null) MemorySegment.copy(send[root], 0, recv, 0, send[root].byteSize());
-        c.waitAll(rs.toArray(Request[]::new));
+        c.waitAll(rs);
     }
 
     @Override
@@ -258,7 +270,7 @@ public class DefaultCollectives implements Collectives {
         long total = 0;
         for (int k : counts) total += k;
         long eb = op.elementBytes();
-        MemorySegment all = c.rank() == 0 ? MemorySegment.ofArray(new byte[(int) (total * eb)]) : null;
+        MemorySegment all = c.rank() == 0 ? Scratch.take(total * eb) : null;
         reduce(c, send, all, (int) total, op, 0);
         MemorySegment[] blocks = null;
         if (c.rank() == 0) {
@@ -270,6 +282,7 @@ public class DefaultCollectives implements Collectives {
             }
         }
         scatterv(c, blocks, recv, 0);
+        if (all != null) Scratch.giveBack(all);
     }
 
     @Override
@@ -277,9 +290,10 @@ public class DefaultCollectives implements Collectives {
         int rank = c.rank();
         MemorySegment.copy(send, 0, recv, 0, send.byteSize());
         if (rank > 0) {
-            MemorySegment prefix = MemorySegment.ofArray(new byte[(int) send.byteSize()]);
+            MemorySegment prefix = Scratch.take(send.byteSize());
             c.waitFor(c.receive(rank - 1, TAG_SCAN, prefix));
             op.apply(prefix, recv, count);
+            Scratch.giveBack(prefix);
         }
         if (rank < c.size() - 1) c.waitFor(c.send(rank + 1, TAG_SCAN, recv));
     }
@@ -294,15 +308,11 @@ public class DefaultCollectives implements Collectives {
         } else {
             c.waitFor(c.receive(rank - 1, TAG_EXSCAN, recv));
             if (rank == c.size() - 1) return;
-            next = copyOf(send);
+            next = Scratch.take(send.byteSize());
+            MemorySegment.copy(send, 0, next, 0, send.byteSize());
             op.apply(recv, next, count);
         }
         if (rank < c.size() - 1) c.waitFor(c.send(rank + 1, TAG_EXSCAN, next));
-    }
-
-    private static MemorySegment copyOf(MemorySegment s) {
-        MemorySegment m = MemorySegment.ofArray(new byte[(int) s.byteSize()]);
-        MemorySegment.copy(s, 0, m, 0, s.byteSize());
-        return m;
+        if (next != send) Scratch.giveBack(next);
     }
 }
