@@ -124,6 +124,12 @@ public final class Op implements Freeable {
                 if (complex) complex(c, kind, in, inout, count * per);
                 else ReduceKernels.apply(c, kind, in, inout, count * per);
             }
+
+            @Override
+            void runScratch(MemorySegment in, MemorySegment inout, int count) {
+                if (complex) complex(c, kind, in, inout, count * per);
+                else ReduceKernels.applyScratch(c, kind, in, inout, count * per);
+            }
         };
     }
 
@@ -185,6 +191,11 @@ public final class Op implements Freeable {
 
         abstract void run(MemorySegment in, MemorySegment inout, int count) throws MPIException;
 
+        /** {@link #run} on two scratch regions ({@link Reducer#applyScratch}). */
+        void runScratch(MemorySegment in, MemorySegment inout, int count) throws MPIException {
+            run(in, inout, count);
+        }
+
         @Override
         public long elementBytes() {
             return elementBytes;
@@ -200,10 +211,24 @@ public final class Op implements Freeable {
             try {
                 run(in, inout, count);
             } catch (MPIException e) {
-                P2pException p = new P2pException(e.getErrorClass(), e.getMessage());
-                p.initCause(e);
-                throw p;
+                throw carried(e);
             }
+        }
+
+        @Override
+        public void applyScratch(MemorySegment in, MemorySegment inout, int count) throws P2pException {
+            try {
+                runScratch(in, inout, count);
+            } catch (MPIException e) {
+                throw carried(e);
+            }
+        }
+
+        /** A user function's error as the collectives' exception, the original as its cause. */
+        private static P2pException carried(MPIException e) {
+            P2pException p = new P2pException(e.getErrorClass(), e.getMessage());
+            p.initCause(e);
+            return p;
         }
     }
 

@@ -22,7 +22,9 @@ import java.lang.foreign.ValueLayout;
  * element is compiled for the segment classes it has seen: after a few kinds C2 compiles it
  * megamorphic and unvectorised, some 4 ns per element (1 MiB of floats: 1.1 ms on the 2-vCPU
  * test machine, where the same sum over two {@code float[]} took 20 us; docs/benchmarks.md,
- * "Session 30"). So a reduction of more than {@link #ELEMENTWISE_MAX} elements copies a chunk of
+ * "Session 30"; with the profiles the AOT cache replays, 17 ns per element: "Session 31"). So
+ * a reduction ({@link #apply}; on the collectives' own scratch regions {@link #applyScratch}
+ * only above {@link #ELEMENTWISE_MAX} elements) copies a chunk of
  * each operand into this thread's primitive arrays ({@code MemorySegment.copy}: a bulk copy,
  * as fast whatever the segments), combines the arrays in a plain loop that C2 vectorises, and
  * copies the result back: 1 MiB in 40-50 us for any mix of segments. {@code byte}, {@code
@@ -31,7 +33,7 @@ import java.lang.foreign.ValueLayout;
  * width (Java's arithmetic on them is {@code int} arithmetic anyway).
  *
  * <p>Results are those of the element-by-element definition ({@link #elementwise}, kept for
- * short vectors, where staging costs more than it saves): for {@code float} the combination in
+ * short vectors in scratch regions, where staging costs more than it saves): for {@code float} the combination in
  * {@code float} equals the former one in {@code double} rounded to {@code float} (a single
  * addition or multiplication rounded twice, first to 53 then to 24 bits, is rounded correctly),
  * {@code Math.max}/{@code min} keep NaN and order -0.0 below +0.0, and integer arithmetic wraps.
@@ -44,7 +46,7 @@ import java.lang.foreign.ValueLayout;
 final class ReduceKernels {
     /** Elements per staged chunk: two chunks of {@code long}s or {@code double}s stay within L1. */
     static final int CHUNK = 2048;
-    /** Vectors of up to this many elements are combined element by element, without staging. */
+    /** Scratch vectors of up to this many elements are combined element by element, without staging. */
     static final int ELEMENTWISE_MAX = 16;
 
     private static final ThreadLocal<Stage> STAGE = ThreadLocal.withInitial(Stage::new);
@@ -88,12 +90,28 @@ final class ReduceKernels {
 
     private ReduceKernels() {}
 
-    /** {@code io[i] = in[i] op io[i]} for {@code count} elements of base kind {@code kind} ({@link Op#applies}). */
+    /**
+     * {@code io[i] = in[i] op io[i]} for {@code count} elements of base kind {@code kind} ({@link
+     * Op#applies}), on segments of any kind: always staged. The element-by-element loop would
+     * be compiled for every segment class the program passes here (and that the AOT cache's
+     * training passed), some 17 ns per element once it has seen several (docs/benchmarks.md,
+     * "Session 31").
+     */
     static void apply(int code, int kind, MemorySegment in, MemorySegment io, int count) {
-        if (count <= ELEMENTWISE_MAX) {
-            elementwise(code, kind, in, io, count);
-            return;
-        }
+        staged(code, kind, in, io, count);
+    }
+
+    /**
+     * {@link #apply} on two of the collectives' scratch regions ({@code org.ftmpi.coll.Scratch}):
+     * short vectors element by element, a loop that sees one segment class (heap below 32 KiB),
+     * 1-2 ns per element; longer ones staged.
+     */
+    static void applyScratch(int code, int kind, MemorySegment in, MemorySegment io, int count) {
+        if (count <= ELEMENTWISE_MAX) elementwise(code, kind, in, io, count);
+        else staged(code, kind, in, io, count);
+    }
+
+    private static void staged(int code, int kind, MemorySegment in, MemorySegment io, int count) {
         Stage s = STAGE.get();
         switch (kind) {
             case Datatype.K_INT -> staged(s, code, kind, in, io, count, JAVA_INT_UNALIGNED, INTS);

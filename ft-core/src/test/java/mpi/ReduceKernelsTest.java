@@ -19,7 +19,7 @@ class ReduceKernelsTest {
     private static final int[] KINDS = {Datatype.K_BYTE, Datatype.K_BOOLEAN, Datatype.K_CHAR, Datatype.K_SHORT,
             Datatype.K_INT, Datatype.K_LONG, Datatype.K_FLOAT, Datatype.K_DOUBLE};
     private static final int[] CODES = {Op.MAX, Op.MIN, Op.SUM, Op.PROD, Op.LAND, Op.LOR, Op.LXOR, Op.BAND, Op.BOR, Op.BXOR};
-    private static final int[] COUNTS = {0, 1, ReduceKernels.ELEMENTWISE_MAX, ReduceKernels.ELEMENTWISE_MAX + 1, 100,
+    private static final int[] COUNTS = {0, 1, 2, ReduceKernels.ELEMENTWISE_MAX, ReduceKernels.ELEMENTWISE_MAX + 1, 100,
             ReduceKernels.CHUNK - 1, ReduceKernels.CHUNK, ReduceKernels.CHUNK + 1, 2 * ReduceKernels.CHUNK + 905};
 
     @Test
@@ -33,9 +33,10 @@ class ReduceKernelsTest {
                     byte[] in = values(rnd, kind, count), io = values(rnd, kind, count);
                     byte[] expected = io.clone();
                     ReduceKernels.elementwise(code, kind, MemorySegment.ofArray(in.clone()), MemorySegment.ofArray(expected), count);
-                    for (int shape = 0; shape < 3; shape++) {
-                        MemorySegment a = segment(shape, kind, in), b = segment(2 - shape, kind, io);
-                        ReduceKernels.apply(code, kind, a, b, count);
+                    for (int shape = 0; shape < 6; shape++) { // shapes 3-5: the scratch path (both staged and not)
+                        MemorySegment a = segment(shape % 3, kind, in), b = segment(2 - shape % 3, kind, io);
+                        if (shape < 3) ReduceKernels.apply(code, kind, a, b, count);
+                        else ReduceKernels.applyScratch(code, kind, a, b, count);
                         byte[] got = new byte[count * width];
                         MemorySegment.copy(b, 0, MemorySegment.ofArray(got), 0, got.length);
                         assertArrayEquals(expected, got, "op " + code + ", kind " + kind + ", count " + count + ", shape " + shape);

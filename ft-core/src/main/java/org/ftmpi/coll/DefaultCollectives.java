@@ -58,9 +58,10 @@ public class DefaultCollectives implements Collectives {
         int top = op.commutative() ? root : 0;
         int rel = (rank - top + n) % n;
         long bytes = send.byteSize();
-        MemorySegment acc = Scratch.take(bytes);
+        Scratch.Kept kept = Scratch.kept();
+        MemorySegment acc = kept.take(bytes);
         MemorySegment.copy(send, 0, acc, 0, bytes);
-        MemorySegment tmp = bytes == 0 ? acc : Scratch.take(bytes);
+        MemorySegment tmp = bytes == 0 ? acc : kept.take(bytes);
         for (int mask = 1; mask < n; mask <<= 1) {
             if ((rel & mask) != 0) {
                 c.waitFor(c.send((rel - mask + top) % n, TAG_REDUCE, acc));
@@ -70,7 +71,7 @@ public class DefaultCollectives implements Collectives {
             if (child < n) {
                 c.waitFor(c.receive((child + top) % n, TAG_REDUCE, tmp));
                 // acc holds ranks [rel, child), tmp holds [child, ...): tmp = acc op tmp
-                op.apply(acc, tmp, count);
+                op.applyScratch(acc, tmp, count);
                 MemorySegment t = acc;
                 acc = tmp;
                 tmp = t;
@@ -83,8 +84,8 @@ public class DefaultCollectives implements Collectives {
         } else if (rank == root) {
             c.waitFor(c.receive(top, TAG_REDUCE, recv));
         }
-        Scratch.giveBack(acc);
-        Scratch.giveBack(tmp);
+        kept.giveBack(acc);
+        kept.giveBack(tmp);
     }
 
     /**
@@ -102,40 +103,83 @@ public class DefaultCollectives implements Collectives {
             bcast(c, recv, 0);
             return;
         }
-        int rank = c.rank();
+        int pof2 = Integer.highestOneBit(n);
+        int rem = n - pof2;
+        // two methods, so that the small vectors' path is compiled from its own profiles
+        if (send.byteSize() >= RSAG_MIN_BYTES && count >= pof2) rabenseifner(c, send, recv, count, op, pof2, rem);
+        else recursiveDoubling(c, send, recv, count, op, pof2, rem);
+    }
+
+    /**
+     * Recursive doubling among the {@code pof2} members left after the fold: partners {@code
+     * newRank ^ mask} exchange their whole partial results. The partial result and the
+     * partner's are scratch regions, so the combination is {@link Reducer#applyScratch}.
+     */
+    private static void recursiveDoubling(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op,
+                                          int pof2, int rem) throws P2pException {
+        long bytes = send.byteSize();
+        Scratch.Kept kept = Scratch.kept();
+        MemorySegment acc = kept.take(bytes), tmp = kept.take(bytes);
+        MemorySegment.copy(send, 0, acc, 0, bytes);
+        int newRank = foldIn(c, acc, tmp, count, op, rem, true);
+        if (newRank >= 0) {
+            for (int mask = 1; mask < pof2; mask <<= 1) {
+                int dest = real(newRank ^ mask, rem);
+                c.sendReceive(dest, acc, dest, tmp, TAG_ALLREDUCE);
+                op.applyScratch(tmp, acc, count);
+            }
+        }
+        if (foldOut(c, acc, recv, rem)) MemorySegment.copy(acc, 0, recv, 0, bytes);
+        kept.giveBack(acc);
+        kept.giveBack(tmp);
+    }
+
+    /** Rabenseifner's algorithm ({@link #reduceScatterAllgather}) in {@code recv}, after the fold. */
+    private static void rabenseifner(Channel c, MemorySegment send, MemorySegment recv, int count, Reducer op,
+                                     int pof2, int rem) throws P2pException {
         long bytes = send.byteSize();
         MemorySegment.copy(send, 0, recv, 0, bytes);
         MemorySegment tmp = Scratch.take(bytes);
-        int pof2 = Integer.highestOneBit(n);
-        int rem = n - pof2;
-        int newRank;
-        if (rank < 2 * rem) {
-            if (rank % 2 == 0) {
-                c.waitFor(c.send(rank + 1, TAG_ALLREDUCE, recv));
-                newRank = -1;
-            } else {
-                c.waitFor(c.receive(rank - 1, TAG_ALLREDUCE, tmp));
-                op.apply(tmp, recv, count);
-                newRank = rank / 2;
-            }
-        } else {
-            newRank = rank - rem;
-        }
-        if (newRank >= 0 && pof2 > 1 && bytes >= RSAG_MIN_BYTES && count >= pof2) {
-            reduceScatterAllgather(c, recv, tmp, count, op, newRank, pof2, rem);
-        } else if (newRank >= 0) {
-            for (int mask = 1; mask < pof2; mask <<= 1) {
-                int partner = newRank ^ mask;
-                int dest = real(partner, rem);
-                c.sendReceive(dest, recv, dest, tmp, TAG_ALLREDUCE);
-                op.apply(tmp, recv, count);
-            }
-        }
-        if (rank < 2 * rem) {
-            if (rank % 2 == 1) c.waitFor(c.send(rank - 1, TAG_ALLREDUCE, recv));
-            else c.waitFor(c.receive(rank + 1, TAG_ALLREDUCE, recv));
-        }
+        int newRank = foldIn(c, recv, tmp, count, op, rem, false);
+        if (newRank >= 0) reduceScatterAllgather(c, recv, tmp, count, op, newRank, pof2, rem);
+        foldOut(c, recv, recv, rem);
         Scratch.giveBack(tmp);
+    }
+
+    /**
+     * A size that is not a power of two: the first {@code 2 * rem} ranks pair up, the even one
+     * of each pair sends its vector {@code acc} to the odd one, which combines it into its own
+     * and goes on for both. Returns this rank's place among the {@code pof2} that go on, or -1.
+     * {@code scratch}: {@code acc} and {@code tmp} are both scratch regions.
+     */
+    private static int foldIn(Channel c, MemorySegment acc, MemorySegment tmp, int count, Reducer op, int rem,
+                              boolean scratch) throws P2pException {
+        int rank = c.rank();
+        if (rank >= 2 * rem) return rank - rem;
+        if (rank % 2 == 0) {
+            c.waitFor(c.send(rank + 1, TAG_ALLREDUCE, acc));
+            return -1;
+        }
+        c.waitFor(c.receive(rank - 1, TAG_ALLREDUCE, tmp));
+        if (scratch) op.applyScratch(tmp, acc, count);
+        else op.apply(tmp, acc, count);
+        return rank / 2;
+    }
+
+    /**
+     * The end of the fold: the odd rank of each pair sends the result {@code acc} to the even
+     * one, which receives it straight into {@code recv}. Returns whether {@code acc} holds this
+     * rank's result (false: it is already in {@code recv}).
+     */
+    private static boolean foldOut(Channel c, MemorySegment acc, MemorySegment recv, int rem) throws P2pException {
+        int rank = c.rank();
+        if (rank >= 2 * rem) return true;
+        if (rank % 2 == 1) {
+            c.waitFor(c.send(rank - 1, TAG_ALLREDUCE, acc));
+            return true;
+        }
+        c.waitFor(c.receive(rank + 1, TAG_ALLREDUCE, recv));
+        return false;
     }
 
     /**

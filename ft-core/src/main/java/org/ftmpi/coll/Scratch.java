@@ -25,22 +25,56 @@ public final class Scratch {
     /** Regions kept per thread: an in-place copy and a rooted reduction's two partial results. */
     static final int SLOTS = 4;
 
-    private static final ThreadLocal<MemorySegment[]> KEPT = ThreadLocal.withInitial(() -> new MemorySegment[SLOTS]);
+    private static final ThreadLocal<Kept> KEPT = ThreadLocal.withInitial(Kept::new);
 
     private Scratch() {}
 
     /** A region of {@code bytes}: one this thread gave back, if one has that size, else a new one. */
     public static MemorySegment take(long bytes) {
-        MemorySegment[] kept = KEPT.get();
-        for (int i = 0; i < SLOTS; i++) {
-            MemorySegment s = kept[i];
-            if (s != null && s.byteSize() == bytes) {
-                kept[i] = null;
-                return s;
+        return KEPT.get().take(bytes);
+    }
+
+    /**
+     * This thread's kept regions, for a call that takes and gives back several: one
+     * thread-local lookup instead of one per {@link #take} and {@link #giveBack}.
+     */
+    public static Kept kept() {
+        return KEPT.get();
+    }
+
+    /** One thread's kept regions; use on that thread only. */
+    public static final class Kept {
+        private final MemorySegment[] kept = new MemorySegment[SLOTS];
+
+        private Kept() {}
+
+        /** {@link Scratch#take} on these regions. */
+        public MemorySegment take(long bytes) {
+            for (int i = 0; i < SLOTS; i++) {
+                MemorySegment s = kept[i];
+                if (s != null && s.byteSize() == bytes) {
+                    kept[i] = null;
+                    return s;
+                }
             }
+            return bytes < NATIVE_BYTES ? MemorySegment.ofArray(new byte[(int) bytes])
+                    : java.lang.foreign.Arena.ofAuto().allocate(bytes, 64);
         }
-        return bytes < NATIVE_BYTES ? MemorySegment.ofArray(new byte[(int) bytes])
-                : java.lang.foreign.Arena.ofAuto().allocate(bytes, 64);
+
+        /** {@link Scratch#giveBack} to these regions. */
+        public void giveBack(MemorySegment s) {
+            if (s.byteSize() > KEPT_BYTES) return;
+            int free = -1;
+            for (int i = 0; i < SLOTS; i++) {
+                if (kept[i] == s) return;
+                if (kept[i] == null && free < 0) free = i;
+            }
+            if (free < 0) {
+                for (int i = 0; i < SLOTS && free < 0; i++) if (kept[i].byteSize() != s.byteSize()) free = i;
+                if (free < 0) free = 0;
+            }
+            kept[free] = s;
+        }
     }
 
     /**
@@ -49,7 +83,7 @@ public final class Scratch {
      * can (shared memory's cross-memory attach), where a heap array takes a second copy through
      * a bounce buffer.
      */
-    static final long NATIVE_BYTES = 32 * 1024;
+    public static final long NATIVE_BYTES = 32 * 1024;
 
     /**
      * Keeps {@code s} (from {@link #take}, no longer used by the caller) for this thread's next
@@ -57,17 +91,7 @@ public final class Scratch {
      * and a region already kept are ignored.
      */
     public static void giveBack(MemorySegment s) {
-        if (s.byteSize() > KEPT_BYTES) return;
-        MemorySegment[] kept = KEPT.get();
-        int free = -1;
-        for (int i = 0; i < SLOTS; i++) {
-            if (kept[i] == s) return;
-            if (kept[i] == null && free < 0) free = i;
-        }
-        if (free < 0) {
-            for (int i = 0; i < SLOTS && free < 0; i++) if (kept[i].byteSize() != s.byteSize()) free = i;
-            if (free < 0) free = 0;
-        }
-        kept[free] = s;
+        KEPT.get().giveBack(s);
     }
+
 }
