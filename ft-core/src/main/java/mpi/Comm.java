@@ -1086,13 +1086,8 @@ public class Comm implements Freeable, Cloneable {
                 return b.blocks;
             }
         }
-        MemorySegment[] out = new MemorySegment[size];
-        for (int i = 0; i < size; i++) {
-            long len = counts[i] * eb;
-            out[i] = len == 0 ? Buffers.NO_BYTES : seg.asSlice(displs[i] * eb, len);
-        }
         return keep(new BlockSet(seg, eb, java.util.Arrays.copyOf(counts, size), java.util.Arrays.copyOf(displs, size),
-                out));
+                vblocks(seg, counts, displs, type, size)));
     }
 
     /**
@@ -1111,14 +1106,6 @@ public class Comm implements Freeable, Cloneable {
         blockSets[i] = b;
         nextBlockSet = i ^ 1;
         return b.blocks;
-    }
-
-    /** {@code n} blocks of {@code count} elements each (n: the size of the group they go to or come from). */
-    static MemorySegment[] blocks(Buf b, int count, Datatype type, int n) {
-        MemorySegment[] out = new MemorySegment[n];
-        long len = (long) count * type.sizeBytes;
-        for (int i = 0; i < n; i++) out[i] = b.seg.asSlice(i * len, len);
-        return out;
     }
 
     /** A buffer holding blocks of {@code counts[i]} elements at {@code displs[i]} (in elements). */
@@ -1181,11 +1168,16 @@ public class Comm implements Freeable, Cloneable {
         return vblocks(b.seg, counts, displs, type);
     }
 
-    static MemorySegment[] vblocks(Buf b, int[] counts, int[] displs, Datatype type, int n) {
+    /**
+     * {@code n} blocks of {@code seg} (n: the size of the group they go to or come from), block
+     * {@code i} of {@code counts[i]} elements at {@code displs[i]}; an empty block is the shared
+     * empty segment (nothing is ever written into it).
+     */
+    static MemorySegment[] vblocks(MemorySegment seg, int[] counts, int[] displs, Datatype type, int n) {
         MemorySegment[] out = new MemorySegment[n];
         for (int i = 0; i < n; i++) {
             long len = (long) counts[i] * type.sizeBytes;
-            out[i] = len == 0 ? MemorySegment.ofArray(new byte[0]) : b.seg.asSlice((long) displs[i] * type.sizeBytes, len);
+            out[i] = len == 0 ? Buffers.NO_BYTES : seg.asSlice((long) displs[i] * type.sizeBytes, len);
         }
         return out;
     }

@@ -764,7 +764,7 @@ public final class Intercomm extends Comm {
         }
         String side = gather ? "recvcount" : "sendcount";
         Buf r = cvbuf(nb, rootBuf, counts, displs, rootType, op, side, "displs");
-        MemorySegment[] blocks = vblocks(r, counts, displs, rootType, peers.length);
+        MemorySegment[] blocks = vblocks(r.seg, counts, displs, rootType, peers.length);
         return l -> {
             java.util.List<org.ftmpi.p2p.Request> rs = new java.util.ArrayList<>(blocks.length);
             for (int i = 0; i < blocks.length; i++) {
@@ -842,7 +842,7 @@ public final class Intercomm extends Comm {
         Buf s = cbuf(nb, sendbuf, sendcount, sendtype, op, "sendcount");
         int[][] cd = recvcounts == null ? uniform(op, "recvcount", recvcount) : new int[][] {recvcounts, displs};
         Buf r = cvbuf(nb, recvbuf, cd[0], cd[1], recvtype, op, "recvcount", "displs");
-        MemorySegment[] in = vblocks(r, cd[0], cd[1], recvtype, peers.length);
+        MemorySegment[] in = vblocks(r.seg, cd[0], cd[1], recvtype, peers.length);
         MemorySegment[] out = new MemorySegment[peers.length];
         java.util.Arrays.fill(out, s.seg);
         return swapPlan(out, in, r);
@@ -870,7 +870,7 @@ public final class Intercomm extends Comm {
         int[][] r = recvcounts == null ? uniform(op, "recvcount", recvcount) : new int[][] {recvcounts, rdispls};
         Buf sb = cvbuf(nb, sendbuf, s[0], s[1], sendtype, op, "sendcount", "sdispls");
         Buf rb = cvbuf(nb, recvbuf, r[0], r[1], recvtype, op, "recvcount", "rdispls");
-        return swapPlan(vblocks(sb, s[0], s[1], sendtype, peers.length), vblocks(rb, r[0], r[1], recvtype, peers.length),
+        return swapPlan(vblocks(sb.seg, s[0], s[1], sendtype, peers.length), vblocks(rb.seg, r[0], r[1], recvtype, peers.length),
                 rb);
     }
 
